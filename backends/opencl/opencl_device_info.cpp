@@ -1,0 +1,93 @@
+// Reads an OpenCL device's properties, including vendor extensions that name
+// the architecture and warp/wavefront width.
+#include <algorithm>
+
+#include "opencl_check.hpp"
+#include "opencl_device.hpp"
+
+namespace alloy::opencl {
+namespace {
+
+template <class T>
+T device_value(const cl::Device& device, cl_device_info what, const char* name) {
+  T value{};
+  check(clGetDeviceInfo(device(), what, sizeof(T), &value, nullptr),
+        std::string("clGetDeviceInfo(") + name + ")", {});
+  return value;
+}
+
+std::string device_string(const cl::Device& device, cl_device_info what, const char* name) {
+  std::string value;
+  check(device.getInfo(what, &value), std::string("clGetDeviceInfo(") + name + ")", {});
+  // Drivers count the terminating NUL in the length; some pad with spaces.
+  while (!value.empty() && (value.back() == '\0' || value.back() == ' ')) value.pop_back();
+  return value;
+}
+
+bool has_extension(const std::string& extensions, std::string_view name) {
+  return (" " + extensions + " ").find(" " + std::string(name) + " ") != std::string::npos;
+}
+
+/// "sm_90" on NVIDIA, "gfx90a" on AMD, PoCL's LLVM target, else the device name.
+std::string architecture_of(const cl::Device& device, const std::string& name,
+                            const std::string& extensions) {
+  if (has_extension(extensions, "cl_nv_device_attribute_query")) {
+    const auto major = device_value<cl_uint>(device, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV,
+                                             "CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV");
+    const auto minor = device_value<cl_uint>(device, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV,
+                                             "CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV");
+    std::string architecture = "sm_";
+    architecture += std::to_string(major);
+    architecture += std::to_string(minor);
+    return architecture;
+  }
+  if (name.starts_with("gfx")) return name.substr(0, name.find(':'));  // "gfx90a:sramecc+:xnack-"
+  const std::string version = device_string(device, CL_DEVICE_VERSION, "CL_DEVICE_VERSION");
+  if (const auto hstr = version.find("HSTR: "); hstr != std::string::npos) {
+    return version.substr(hstr + 6);  // PoCL: "pthread-x86_64-pc-linux-gnu-skylake-avx512"
+  }
+  return name;
+}
+
+std::optional<unsigned> sub_group_width_of(const cl::Device& device,
+                                           const std::string& extensions) {
+  if (has_extension(extensions, "cl_nv_device_attribute_query")) {
+    return device_value<cl_uint>(device, CL_DEVICE_WARP_SIZE_NV, "CL_DEVICE_WARP_SIZE_NV");
+  }
+  if (has_extension(extensions, "cl_amd_device_attribute_query")) {
+    return device_value<cl_uint>(device, CL_DEVICE_WAVEFRONT_WIDTH_AMD,
+                                 "CL_DEVICE_WAVEFRONT_WIDTH_AMD");
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+DeviceInfo query_device_info(const cl::Device& device) {
+  DeviceInfo info;
+  const std::string extensions = device_string(device, CL_DEVICE_EXTENSIONS, "CL_DEVICE_EXTENSIONS");
+  info.backend = "opencl";
+  info.name = device_string(device, CL_DEVICE_NAME, "CL_DEVICE_NAME");
+  info.vendor = device_string(device, CL_DEVICE_VENDOR, "CL_DEVICE_VENDOR");
+  info.architecture = architecture_of(device, info.name, extensions);
+  info.driver_version = device_string(device, CL_DRIVER_VERSION, "CL_DRIVER_VERSION");
+  info.compute_units = device_value<cl_uint>(device, CL_DEVICE_MAX_COMPUTE_UNITS,
+                                             "CL_DEVICE_MAX_COMPUTE_UNITS");
+  info.max_work_group_size = device_value<std::size_t>(device, CL_DEVICE_MAX_WORK_GROUP_SIZE,
+                                                       "CL_DEVICE_MAX_WORK_GROUP_SIZE");
+  std::vector<std::size_t> item_sizes;
+  check(device.getInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES, &item_sizes),
+        "clGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES)", info.name);
+  std::copy_n(item_sizes.begin(), std::min<std::size_t>(3, item_sizes.size()),
+              info.max_work_item_sizes.begin());
+  info.local_memory_bytes = device_value<cl_ulong>(device, CL_DEVICE_LOCAL_MEM_SIZE,
+                                                   "CL_DEVICE_LOCAL_MEM_SIZE");
+  info.global_memory_bytes = device_value<cl_ulong>(device, CL_DEVICE_GLOBAL_MEM_SIZE,
+                                                    "CL_DEVICE_GLOBAL_MEM_SIZE");
+  info.max_allocation_bytes = device_value<cl_ulong>(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
+                                                     "CL_DEVICE_MAX_MEM_ALLOC_SIZE");
+  info.sub_group_width = sub_group_width_of(device, extensions);
+  return info;
+}
+
+}  // namespace alloy::opencl

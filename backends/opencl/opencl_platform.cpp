@@ -1,0 +1,84 @@
+// The OpenCL plugin: every device of every installed OpenCL platform.
+#include <string>
+#include <vector>
+
+#include "alloy/error.hpp"
+#include "alloy/log.hpp"
+#include "alloy/plugin.hpp"
+#include "opencl_check.hpp"
+#include "opencl_device.hpp"
+
+namespace alloy::opencl {
+namespace {
+
+class OpenCLPlatform final : public Platform {
+ public:
+  OpenCLPlatform() {
+    try {
+      enumerate();
+    } catch (const Error& error) {
+      reason_ = error.what();
+    }
+    if (devices_.empty() && reason_.empty()) reason_ = "0 devices on any OpenCL platform";
+  }
+
+  std::string_view name() const override { return "opencl"; }
+
+  std::vector<Device*> devices() override {
+    std::vector<Device*> devices;
+    for (auto& device : devices_) devices.push_back(device.get());
+    return devices;
+  }
+
+  std::string unavailable_reason() const override { return devices_.empty() ? reason_ : ""; }
+
+ private:
+  void enumerate() {
+    std::vector<cl::Platform> platforms;
+    check(cl::Platform::get(&platforms), "clGetPlatformIDs", "");
+    for (const cl::Platform& platform : platforms) {
+      try {
+        add_devices_of(platform);
+      } catch (const Error& error) {
+        // One broken driver must not hide the devices of the others.
+        reason_ += std::string(reason_.empty() ? "" : "; ") + error.what();
+      }
+    }
+    if (!devices_.empty() && !reason_.empty()) log_warning("OpenCL: " + reason_);
+  }
+
+  void add_devices_of(const cl::Platform& platform) {
+    const std::string platform_name = platform.getInfo<CL_PLATFORM_NAME>();
+    std::vector<cl::Device> devices;
+    const cl_int status = platform.getDevices(CL_DEVICE_TYPE_ALL, &devices);
+    if (status == CL_DEVICE_NOT_FOUND) return;
+    check(status, "clGetDeviceIDs", platform_name);
+    // One context per platform, holding all its devices, so their buffers and
+    // events can be used on each other's queues.
+    cl_int context_status = CL_SUCCESS;
+    cl::Context context(devices, nullptr, nullptr, nullptr, &context_status);
+    check(context_status, "clCreateContext", platform_name);
+    for (const cl::Device& device : devices) {
+      auto created = std::make_unique<OpenCLDevice>(context, device, query_device_info(device));
+      created->set_index(devices_.size());
+      devices_.push_back(std::move(created));
+    }
+  }
+
+  std::vector<std::unique_ptr<OpenCLDevice>> devices_;
+  std::string reason_;
+};
+
+Platform* create_platform() noexcept {
+  try {
+    return new OpenCLPlatform();
+  } catch (const std::exception& error) {
+    log_warning(std::string("OpenCL backend failed to start: ") + error.what());
+    return nullptr;
+  }
+}
+
+}  // namespace
+}  // namespace alloy::opencl
+
+ALLOY_DEFINE_PLUGIN(alloy::opencl::create_platform)

@@ -1,0 +1,146 @@
+// Enqueueing transfers, fills and kernel launches on an OpenCL queue.
+#include "opencl_queue.hpp"
+
+#include "alloy/error.hpp"
+#include "opencl_check.hpp"
+#include "opencl_device.hpp"
+#include "opencl_memory.hpp"
+#include "opencl_program.hpp"
+
+namespace alloy::opencl {
+namespace {
+
+const cl::Buffer& cl_buffer(const DeviceBuffer& buffer) {
+  return static_cast<const OpenCLBuffer&>(buffer).buffer();
+}
+
+cl::NDRange to_ndrange(const Extent& extent) {
+  switch (extent.dimensions) {
+    case 1: return cl::NDRange(extent[0]);
+    case 2: return cl::NDRange(extent[0], extent[1]);
+    default: return cl::NDRange(extent[0], extent[1], extent[2]);
+  }
+}
+
+}  // namespace
+
+OpenCLEvent::OpenCLEvent(cl::Event event, std::string device_label, std::string command)
+    : event_(std::move(event)), device_label_(std::move(device_label)), command_(std::move(command)) {}
+
+void OpenCLEvent::wait() {
+  const cl_int status = event_.wait();
+  if (status == CL_SUCCESS) return;
+  // A failed command reports its own error code as a negative execution status.
+  cl_int execution_status = CL_SUCCESS;
+  event_.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &execution_status);
+  check(execution_status < 0 ? execution_status : status, "clWaitForEvents(" + command_ + ")",
+        device_label_);
+}
+
+bool OpenCLEvent::is_complete() const {
+  cl_int execution_status = CL_QUEUED;
+  check(event_.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &execution_status),
+        "clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)", device_label_);
+  return execution_status == CL_COMPLETE || execution_status < 0;
+}
+
+EventTiming OpenCLEvent::timing() {
+  wait();
+  EventTiming timing;
+  const auto read = [&](cl_profiling_info what, const char* name, std::uint64_t& into) {
+    cl_ulong value = 0;
+    check(event_.getProfilingInfo(what, &value), std::string("clGetEventProfilingInfo(") + name + ")",
+          device_label_);
+    into = value;
+  };
+  read(CL_PROFILING_COMMAND_QUEUED, "CL_PROFILING_COMMAND_QUEUED", timing.queued_ns);
+  read(CL_PROFILING_COMMAND_START, "CL_PROFILING_COMMAND_START", timing.started_ns);
+  read(CL_PROFILING_COMMAND_END, "CL_PROFILING_COMMAND_END", timing.ended_ns);
+  return timing;
+}
+
+OpenCLQueue::OpenCLQueue(OpenCLDevice& device) : Queue(device), label_(device.label()) {
+  cl_int status = CL_SUCCESS;
+  queue_ = cl::CommandQueue(device.context(), device.cl_device(), CL_QUEUE_PROFILING_ENABLE,
+                            &status);
+  check(status, "clCreateCommandQueue", label_);
+}
+
+std::shared_ptr<Event> OpenCLQueue::wrap(cl::Event event, std::string command) {
+  return std::make_shared<OpenCLEvent>(std::move(event), label_, std::move(command));
+}
+
+std::shared_ptr<Event> OpenCLQueue::do_write(DeviceBuffer& dst, std::size_t dst_offset,
+                                             const void* src, std::size_t bytes) {
+  cl::Event event;
+  check(queue_.enqueueWriteBuffer(cl_buffer(dst), CL_FALSE, dst_offset, bytes, src, nullptr, &event),
+        "clEnqueueWriteBuffer", label_);
+  return wrap(std::move(event), "write");
+}
+
+std::shared_ptr<Event> OpenCLQueue::do_read(const DeviceBuffer& src, std::size_t src_offset,
+                                            void* dst, std::size_t bytes) {
+  cl::Event event;
+  check(queue_.enqueueReadBuffer(cl_buffer(src), CL_FALSE, src_offset, bytes, dst, nullptr, &event),
+        "clEnqueueReadBuffer", label_);
+  return wrap(std::move(event), "read");
+}
+
+std::shared_ptr<Event> OpenCLQueue::do_copy(const DeviceBuffer& src, std::size_t src_offset,
+                                            DeviceBuffer& dst, std::size_t dst_offset,
+                                            std::size_t bytes) {
+  cl::Event event;
+  check(queue_.enqueueCopyBuffer(cl_buffer(src), cl_buffer(dst), src_offset, dst_offset, bytes,
+                                 nullptr, &event),
+        "clEnqueueCopyBuffer", label_);
+  return wrap(std::move(event), "copy");
+}
+
+std::shared_ptr<Event> OpenCLQueue::do_fill(DeviceBuffer& dst, std::size_t offset,
+                                            const void* pattern, std::size_t pattern_bytes,
+                                            std::size_t bytes) {
+  cl_event event = nullptr;
+  check(clEnqueueFillBuffer(queue_(), cl_buffer(dst)(), pattern, pattern_bytes, offset, bytes, 0,
+                            nullptr, &event),
+        "clEnqueueFillBuffer", label_);
+  return wrap(cl::Event(event), "fill");
+}
+
+std::shared_ptr<Event> OpenCLQueue::do_launch(const Kernel& kernel, const LaunchRange& range,
+                                              std::span<const KernelArg> args) {
+  const auto& cl_kernel = static_cast<const OpenCLKernel&>(kernel);
+  std::lock_guard lock(cl_kernel.launch_mutex());
+  for (cl_uint i = 0; i < args.size(); ++i) {
+    const KernelArg& arg = args[i];
+    const cl_int status =
+        arg.kind == KernelArg::Kind::buffer
+            ? clSetKernelArg(cl_kernel.kernel()(), i, sizeof(cl_mem), &cl_buffer(*arg.buffer)())
+            : clSetKernelArg(cl_kernel.kernel()(), i, arg.scalar_bytes(), arg.value.data());
+    check(status, "clSetKernelArg(" + kernel.name() + ", argument " + std::to_string(i) + ")",
+          label_);
+  }
+  cl::Event event;
+  const cl::NDRange local = range.local ? to_ndrange(*range.local) : cl::NullRange;
+  check(queue_.enqueueNDRangeKernel(cl_kernel.kernel(), cl::NullRange, to_ndrange(range.global),
+                                    local, nullptr, &event),
+        "clEnqueueNDRangeKernel(" + kernel.name() + ")", label_);
+  return wrap(std::move(event), kernel.name());
+}
+
+void OpenCLQueue::do_wait_for(Event& event) {
+  const auto* cl_event = dynamic_cast<const OpenCLEvent*>(&event);
+  const auto& device = static_cast<const OpenCLDevice&>(this->device());
+  if (cl_event == nullptr || cl_event->event().getInfo<CL_EVENT_CONTEXT>()() != device.context()()) {
+    // Only events of this context may enter an OpenCL wait list; for others
+    // (another backend or OpenCL platform) the host has to wait.
+    event.wait();
+    return;
+  }
+  const std::vector<cl::Event> wait_list{cl_event->event()};
+  check(queue_.enqueueBarrierWithWaitList(&wait_list, nullptr), "clEnqueueBarrierWithWaitList",
+        label_);
+}
+
+void OpenCLQueue::do_finish() { check(queue_.finish(), "clFinish", label_); }
+
+}  // namespace alloy::opencl

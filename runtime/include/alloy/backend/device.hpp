@@ -1,0 +1,79 @@
+// A device and the platform (one loaded backend) that enumerates it.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "alloy/backend/memory.hpp"
+#include "alloy/backend/program.hpp"
+#include "alloy/backend/queue.hpp"
+#include "alloy/device_info.hpp"
+
+namespace alloy {
+
+/// One compute device. Owned by its Platform; valid as long as the Runtime.
+/// Thread-safe.
+class Device {
+ public:
+  explicit Device(DeviceInfo info) : info_(std::move(info)) {}
+  virtual ~Device() = default;
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  const DeviceInfo& info() const { return info_; }
+  /// "opencl:1 pthread-skylake-avx512" - for messages.
+  std::string label() const;
+
+  std::unique_ptr<Queue> create_queue() { return do_create_queue(); }
+  /// Throws InvalidArgument above the device's largest allocation and
+  /// OutOfDeviceMemory when the device has no room left.
+  std::unique_ptr<DeviceBuffer> allocate(std::size_t bytes);
+  std::unique_ptr<HostBuffer> allocate_host(std::size_t bytes);
+
+  /// Compiles the prelude plus `source` for this device; CompileError with the
+  /// compiler's log on failure. Runtime::program() adds caching on top.
+  std::shared_ptr<Program> build_program(const ProgramSource& source);
+  /// Recreates a program from Program::binary(); throws on a binary the
+  /// driver rejects.
+  std::shared_ptr<Program> load_program(const ProgramSource& source,
+                                        std::span<const std::byte> binary);
+
+  /// True when buffers of `other` can be copied to and from on this device's
+  /// queues directly (same OpenCL context, same CUDA/HIP process space).
+  virtual bool shares_memory_with(const Device& other) const { return &other == this; }
+
+  /// Index among its platform's devices; set by the platform.
+  std::size_t index() const { return index_; }
+  void set_index(std::size_t index) { index_ = index; }
+
+ private:
+  virtual std::unique_ptr<Queue> do_create_queue() = 0;
+  virtual std::unique_ptr<DeviceBuffer> do_allocate(std::size_t bytes) = 0;
+  virtual std::unique_ptr<HostBuffer> do_allocate_host(std::size_t bytes) = 0;
+  /// `full_source` is the prelude plus the user's source.
+  virtual std::shared_ptr<Program> do_build_program(const ProgramSource& source,
+                                                    const std::string& full_source) = 0;
+  virtual std::shared_ptr<Program> do_load_program(const ProgramSource& source,
+                                                   std::span<const std::byte> binary) = 0;
+
+  DeviceInfo info_;
+  std::size_t index_ = 0;
+};
+
+/// What one backend plugin found: its devices, or why it has none.
+class Platform {
+ public:
+  virtual ~Platform() = default;
+
+  virtual std::string_view name() const = 0;  ///< "opencl", "cuda", "hip"
+  virtual std::vector<Device*> devices() = 0;
+  /// Empty when devices were enumerated; else why there are none (no
+  /// driver, no platform, 0 devices), for alloy-info.
+  virtual std::string unavailable_reason() const = 0;
+};
+
+}  // namespace alloy

@@ -1,0 +1,78 @@
+// An in-order command queue on one device: transfers, fills and launches.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <span>
+
+#include "alloy/backend/event.hpp"
+#include "alloy/backend/memory.hpp"
+#include "alloy/backend/program.hpp"
+#include "alloy/kernel_args.hpp"
+#include "alloy/launch_range.hpp"
+
+namespace alloy {
+
+/// Commands run in submission order; each returns an Event. Host memory passed
+/// to write/read must stay valid until that command's event completes. A Queue
+/// is used by one thread at a time; create one queue per thread or lane.
+/// Must not outlive its Runtime.
+class Queue {
+ public:
+  explicit Queue(Device& device) : device_(device) {}
+  virtual ~Queue() = default;
+  Queue(const Queue&) = delete;
+  Queue& operator=(const Queue&) = delete;
+
+  Device& device() const { return device_; }
+
+  std::shared_ptr<Event> write(DeviceBuffer& dst, std::size_t dst_offset, const void* src,
+                               std::size_t bytes);
+  std::shared_ptr<Event> read(const DeviceBuffer& src, std::size_t src_offset, void* dst,
+                              std::size_t bytes);
+  /// Device to device, on one device or between two devices of one platform.
+  std::shared_ptr<Event> copy(const DeviceBuffer& src, std::size_t src_offset,
+                              DeviceBuffer& dst, std::size_t dst_offset, std::size_t bytes);
+  /// Repeats a 1-, 2- or 4-byte pattern over `bytes` bytes (a multiple of it).
+  std::shared_ptr<Event> fill(DeviceBuffer& dst, std::size_t offset, const void* pattern,
+                              std::size_t pattern_bytes, std::size_t bytes);
+
+  /// Checks arguments against the kernel's declared parameters and the range
+  /// against the device's and kernel's limits (InvalidArgument) first.
+  std::shared_ptr<Event> launch(const Kernel& kernel, const LaunchRange& range,
+                                std::span<const KernelArg> args);
+
+  template <class... Args>
+  std::shared_ptr<Event> launch(const Kernel& kernel, const LaunchRange& range,
+                                const Args&... args) {
+    const std::array<KernelArg, sizeof...(Args)> packed{KernelArg::from(args)...};
+    return launch(kernel, range, std::span<const KernelArg>(packed));
+  }
+
+  /// Commands submitted after this wait for `event`, possibly from another
+  /// queue of the same platform, without blocking the host.
+  void wait_for(Event& event);
+  /// Blocks until every command submitted so far has completed.
+  void finish();
+
+ private:
+  virtual std::shared_ptr<Event> do_write(DeviceBuffer& dst, std::size_t dst_offset,
+                                          const void* src, std::size_t bytes) = 0;
+  virtual std::shared_ptr<Event> do_read(const DeviceBuffer& src, std::size_t src_offset,
+                                         void* dst, std::size_t bytes) = 0;
+  virtual std::shared_ptr<Event> do_copy(const DeviceBuffer& src, std::size_t src_offset,
+                                         DeviceBuffer& dst, std::size_t dst_offset,
+                                         std::size_t bytes) = 0;
+  virtual std::shared_ptr<Event> do_fill(DeviceBuffer& dst, std::size_t offset,
+                                         const void* pattern, std::size_t pattern_bytes,
+                                         std::size_t bytes) = 0;
+  virtual std::shared_ptr<Event> do_launch(const Kernel& kernel, const LaunchRange& range,
+                                           std::span<const KernelArg> args) = 0;
+  virtual void do_wait_for(Event& event) = 0;
+  virtual void do_finish() = 0;
+
+  Device& device_;
+};
+
+}  // namespace alloy

@@ -1,0 +1,31 @@
+// What a device is and what it can take, as its backend reports it.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace alloy {
+
+struct DeviceInfo {
+  std::string backend;         ///< "opencl", "cuda", "hip"
+  std::string name;
+  std::string vendor;
+  std::string architecture;    ///< e.g. "sm_90", "gfx90a", a CPU's target triple
+  std::string driver_version;
+  unsigned compute_units = 0;
+  std::size_t max_work_group_size = 0;
+  std::array<std::size_t, 3> max_work_item_sizes{};
+  std::size_t local_memory_bytes = 0;
+  std::size_t global_memory_bytes = 0;
+  std::size_t max_allocation_bytes = 0;
+  /// Warp / wavefront / sub-group width, only where the API tells it.
+  std::optional<unsigned> sub_group_width;
+
+  /// Stable identity of this kind of device on this driver: keys profiles and
+  /// compile caches. Two identical devices share a fingerprint.
+  std::string fingerprint() const;
+};
+
+}  // namespace alloy

@@ -1,0 +1,36 @@
+// Launch geometry in OpenCL's convention: global size counts work-items.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace alloy {
+
+/// One to three extents; unused dimensions are 1.
+struct Extent {
+  std::array<std::size_t, 3> size{1, 1, 1};
+  unsigned dimensions = 1;
+
+  Extent() = default;
+  Extent(std::size_t x) : size{x, 1, 1}, dimensions(1) {}
+  Extent(std::size_t x, std::size_t y) : size{x, y, 1}, dimensions(2) {}
+  Extent(std::size_t x, std::size_t y, std::size_t z) : size{x, y, z}, dimensions(3) {}
+
+  std::size_t operator[](unsigned d) const { return size[d]; }
+  std::size_t count() const { return size[0] * size[1] * size[2]; }
+  std::string to_string() const;  ///< "64x4"
+};
+
+/// The global size must be a multiple of the local size in every dimension;
+/// without a local size the backend chooses one.
+struct LaunchRange {
+  LaunchRange(Extent global_size, std::optional<Extent> local_size = std::nullopt)
+      : global(global_size), local(local_size) {}
+
+  Extent global;
+  std::optional<Extent> local;
+};
+
+}  // namespace alloy

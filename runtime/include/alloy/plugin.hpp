@@ -1,0 +1,31 @@
+// The contract between the runtime and a backend plugin library.
+//
+// A plugin is a shared library named liballoy_backend_<name>.so that exports
+// the two functions below. The runtime loads it with dlopen, refuses it when
+// the ABI version differs, and then owns the Platform it creates.
+#pragma once
+
+#include <cstdint>
+
+#include "alloy/backend/device.hpp"
+
+/// Bumped whenever a class in alloy/backend/ changes layout or virtuals.
+#define ALLOY_PLUGIN_ABI_VERSION 1u
+
+extern "C" {
+using alloy_plugin_abi_version_fn = std::uint32_t (*)();
+/// Never throws: enumeration failures become Platform::unavailable_reason().
+using alloy_plugin_create_fn = alloy::Platform* (*)();
+}
+
+/// Defines the plugin's exported entry points; `create_platform` is a
+/// noexcept function returning a new Platform.
+#define ALLOY_DEFINE_PLUGIN(create_platform)                                  \
+  extern "C" __attribute__((visibility("default"))) std::uint32_t             \
+  alloy_plugin_abi_version() {                                                \
+    return ALLOY_PLUGIN_ABI_VERSION;                                          \
+  }                                                                           \
+  extern "C" __attribute__((visibility("default"))) alloy::Platform*          \
+  alloy_plugin_create() {                                                     \
+    return create_platform();                                                 \
+  }

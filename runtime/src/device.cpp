@@ -1,0 +1,49 @@
+// Checks every device operation shares, before the backend's own code runs.
+#include "alloy/backend/device.hpp"
+
+#include "alloy/dialect.hpp"
+#include "alloy/error.hpp"
+
+namespace alloy {
+namespace {
+
+std::string mebibytes(std::size_t bytes) {
+  return std::to_string(bytes >> 20) + " MiB (" + std::to_string(bytes) + " bytes)";
+}
+
+}  // namespace
+
+std::string Device::label() const {
+  return info_.backend + ":" + std::to_string(index_) + " " + info_.name;
+}
+
+std::unique_ptr<DeviceBuffer> Device::allocate(std::size_t bytes) {
+  if (bytes == 0) {
+    throw InvalidArgument("allocate on " + label() + ": size is 0; allocate at least one byte");
+  }
+  if (bytes > info_.max_allocation_bytes) {
+    throw InvalidArgument("allocate on " + label() + ": " + mebibytes(bytes) +
+                          " exceeds the device's largest single allocation of " +
+                          mebibytes(info_.max_allocation_bytes) +
+                          "; split the data into several buffers");
+  }
+  return do_allocate(bytes);
+}
+
+std::unique_ptr<HostBuffer> Device::allocate_host(std::size_t bytes) {
+  if (bytes == 0) {
+    throw InvalidArgument("allocate_host on " + label() + ": size is 0");
+  }
+  return do_allocate_host(bytes);
+}
+
+std::shared_ptr<Program> Device::build_program(const ProgramSource& source) {
+  return do_build_program(source, compose_kernel_source(source.name, source.source));
+}
+
+std::shared_ptr<Program> Device::load_program(const ProgramSource& source,
+                                              std::span<const std::byte> binary) {
+  return do_load_program(source, binary);
+}
+
+}  // namespace alloy

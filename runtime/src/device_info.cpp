@@ -1,0 +1,24 @@
+// Device fingerprints and extents as text.
+#include "alloy/device_info.hpp"
+#include "alloy/launch_range.hpp"
+
+namespace alloy {
+
+std::string DeviceInfo::fingerprint() const {
+  // Everything that changes generated code or its speed, and nothing that
+  // differs between two identical boards (bus ids, free memory).
+  return backend + "|" + vendor + "|" + name + "|" + architecture + "|" + driver_version +
+         "|cu" + std::to_string(compute_units) + "|mem" +
+         std::to_string(global_memory_bytes >> 20) + "MiB";
+}
+
+std::string Extent::to_string() const {
+  std::string text = std::to_string(size[0]);
+  for (unsigned d = 1; d < dimensions; ++d) {
+    text += 'x';
+    text += std::to_string(size[d]);
+  }
+  return text;
+}
+
+}  // namespace alloy

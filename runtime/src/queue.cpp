@@ -1,0 +1,132 @@
+// Range and launch checks every backend's queue shares.
+#include "alloy/backend/queue.hpp"
+
+#include <algorithm>
+
+#include "alloy/backend/device.hpp"
+#include "alloy/error.hpp"
+
+namespace alloy {
+namespace {
+
+void check_range(const Device& device, const char* operation, const DeviceBuffer& buffer,
+                 std::size_t offset, std::size_t bytes) {
+  if (offset > buffer.size() || bytes > buffer.size() - offset) {
+    throw InvalidArgument(std::string(operation) + " on " + device.label() + ": bytes [" +
+                          std::to_string(offset) + ", " + std::to_string(offset + bytes) +
+                          ") lie outside the buffer of " + std::to_string(buffer.size()) +
+                          " bytes");
+  }
+}
+
+void check_same_memory(const Device& device, const char* operation, const DeviceBuffer& buffer) {
+  if (!device.shares_memory_with(buffer.device())) {
+    throw InvalidArgument(std::string(operation) + " on " + device.label() +
+                          ": the buffer belongs to " + buffer.device().label() +
+                          ", which this queue's device cannot reach directly; copy through "
+                          "host memory");
+  }
+}
+
+void check_local_size(const Device& device, const Kernel& kernel, const LaunchRange& range) {
+  const DeviceInfo& info = device.info();
+  const Extent& local = *range.local;
+  if (local.dimensions != range.global.dimensions) {
+    throw InvalidArgument("launch of '" + kernel.name() + "': global size " +
+                          range.global.to_string() + " and local size " + local.to_string() +
+                          " have different numbers of dimensions");
+  }
+  const std::size_t kernel_limit = kernel.attributes().max_work_group_size;
+  const std::size_t limit = std::min(info.max_work_group_size, kernel_limit);
+  if (local.count() == 0 || local.count() > limit) {
+    throw InvalidArgument("launch of '" + kernel.name() + "' on " + device.label() +
+                          ": local size " + local.to_string() + " = " +
+                          std::to_string(local.count()) +
+                          " work-items; the kernel takes at most " +
+                          std::to_string(kernel_limit) + " and the device at most " +
+                          std::to_string(info.max_work_group_size) +
+                          " per work-group; choose a smaller local size");
+  }
+  for (unsigned d = 0; d < local.dimensions; ++d) {
+    if (local[d] > info.max_work_item_sizes[d]) {
+      throw InvalidArgument("launch of '" + kernel.name() + "' on " + device.label() +
+                            ": local size " + local.to_string() + " exceeds the device's " +
+                            std::to_string(info.max_work_item_sizes[d]) +
+                            " work-items in dimension " + std::to_string(d));
+    }
+    if (range.global[d] % local[d] != 0) {
+      throw InvalidArgument("launch of '" + kernel.name() + "': global size " +
+                            range.global.to_string() + " is not a multiple of local size " +
+                            local.to_string() + " in dimension " + std::to_string(d) +
+                            "; round the global size up and bounds-check in the kernel");
+    }
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<Event> Queue::write(DeviceBuffer& dst, std::size_t dst_offset, const void* src,
+                                    std::size_t bytes) {
+  check_same_memory(device_, "write", dst);
+  check_range(device_, "write", dst, dst_offset, bytes);
+  return do_write(dst, dst_offset, src, bytes);
+}
+
+std::shared_ptr<Event> Queue::read(const DeviceBuffer& src, std::size_t src_offset, void* dst,
+                                   std::size_t bytes) {
+  check_same_memory(device_, "read", src);
+  check_range(device_, "read", src, src_offset, bytes);
+  return do_read(src, src_offset, dst, bytes);
+}
+
+std::shared_ptr<Event> Queue::copy(const DeviceBuffer& src, std::size_t src_offset,
+                                   DeviceBuffer& dst, std::size_t dst_offset, std::size_t bytes) {
+  check_same_memory(device_, "copy", src);
+  check_same_memory(device_, "copy", dst);
+  check_range(device_, "copy (source)", src, src_offset, bytes);
+  check_range(device_, "copy (destination)", dst, dst_offset, bytes);
+  return do_copy(src, src_offset, dst, dst_offset, bytes);
+}
+
+std::shared_ptr<Event> Queue::fill(DeviceBuffer& dst, std::size_t offset, const void* pattern,
+                                   std::size_t pattern_bytes, std::size_t bytes) {
+  check_same_memory(device_, "fill", dst);
+  check_range(device_, "fill", dst, offset, bytes);
+  if (pattern_bytes != 1 && pattern_bytes != 2 && pattern_bytes != 4) {
+    throw InvalidArgument("fill on " + device_.label() + ": a pattern of " +
+                          std::to_string(pattern_bytes) +
+                          " bytes; every backend supports 1, 2 or 4");
+  }
+  if (bytes % pattern_bytes != 0 || offset % pattern_bytes != 0) {
+    throw InvalidArgument("fill on " + device_.label() + ": offset " + std::to_string(offset) +
+                          " and size " + std::to_string(bytes) +
+                          " must be multiples of the pattern size " +
+                          std::to_string(pattern_bytes));
+  }
+  return do_fill(dst, offset, pattern, pattern_bytes, bytes);
+}
+
+std::shared_ptr<Event> Queue::launch(const Kernel& kernel, const LaunchRange& range,
+                                     std::span<const KernelArg> args) {
+  if (&kernel.program().device() != &device_) {
+    throw InvalidArgument("launch of '" + kernel.name() + "' on " + device_.label() +
+                          ": the kernel was built for " + kernel.program().device().label() +
+                          "; build the program for each device");
+  }
+  if (kernel.signature()) check_kernel_args(*kernel.signature(), args.data(), args.size());
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i].kind == KernelArg::Kind::buffer) check_same_memory(device_, "launch", *args[i].buffer);
+  }
+  if (range.global.count() == 0) {
+    throw InvalidArgument("launch of '" + kernel.name() + "': global size " +
+                          range.global.to_string() + " has no work-items");
+  }
+  if (range.local) check_local_size(device_, kernel, range);
+  return do_launch(kernel, range, args);
+}
+
+void Queue::wait_for(Event& event) { do_wait_for(event); }
+
+void Queue::finish() { do_finish(); }
+
+}  // namespace alloy

@@ -1,0 +1,101 @@
+// Conformance: transfers, fills, device-to-device copies, pinned memory and events.
+#include <cstring>
+#include <numeric>
+
+#include "support/test_devices.hpp"
+
+namespace alloy::test {
+
+TEST_CASE("Conformance.Memory.write_read_roundtrip_with_offsets") {
+  for_each_device([](Device& device) {
+    std::vector<int> values(1000);
+    std::iota(values.begin(), values.end(), 0);
+    auto queue = device.create_queue();
+    auto buffer = device.allocate(2000 * sizeof(int));
+    queue->write(*buffer, 500 * sizeof(int), values.data(), values.size() * sizeof(int));
+    std::vector<int> back(1000, -1);
+    queue->read(*buffer, 500 * sizeof(int), back.data(), back.size() * sizeof(int));
+    queue->finish();
+    CHECK(back == values);
+  });
+}
+
+TEST_CASE("Conformance.Memory.fill_patterns") {
+  for_each_device([](Device& device) {
+    auto queue = device.create_queue();
+    auto buffer = device.allocate(64);
+    const std::uint8_t byte = 0xab;
+    const std::uint16_t half = 0x1234;
+    const std::uint32_t word = 0xdeadbeef;
+    queue->fill(*buffer, 0, &byte, 1, 64);
+    queue->fill(*buffer, 16, &half, 2, 16);
+    queue->fill(*buffer, 32, &word, 4, 16);
+    const std::vector<std::uint8_t> bytes = download<std::uint8_t>(*queue, *buffer, 64);
+    for (int i = 0; i < 16; ++i) REQUIRE(bytes[i] == 0xab);
+    for (int i = 48; i < 64; ++i) REQUIRE(bytes[i] == 0xab);
+    std::uint16_t halves[8];
+    std::memcpy(halves, bytes.data() + 16, 16);
+    for (std::uint16_t value : halves) REQUIRE(value == half);
+    std::uint32_t words[4];
+    std::memcpy(words, bytes.data() + 32, 16);
+    for (std::uint32_t value : words) REQUIRE(value == word);
+  });
+}
+
+TEST_CASE("Conformance.Memory.device_to_device_copy_same_device") {
+  for_each_device([](Device& device) {
+    std::vector<float> values(4096);
+    std::iota(values.begin(), values.end(), 1.0f);
+    auto queue = device.create_queue();
+    auto source = upload(device, *queue, values);
+    auto target = device.allocate(8192 * sizeof(float));
+    queue->copy(*source, 1024 * sizeof(float), *target, 0, 3072 * sizeof(float));
+    const std::vector<float> copied = download<float>(*queue, *target, 3072);
+    CHECK(std::equal(copied.begin(), copied.end(), values.begin() + 1024));
+  });
+}
+
+TEST_CASE("Conformance.Memory.pinned_host_buffer") {
+  for_each_device([](Device& device) {
+    const std::size_t count = 1 << 16;
+    auto pinned = device.allocate_host(count * sizeof(int));
+    auto* host = static_cast<int*>(pinned->data());
+    REQUIRE(host != nullptr);
+    std::iota(host, host + count, 7);
+    auto queue = device.create_queue();
+    auto buffer = device.allocate(count * sizeof(int));
+    queue->write(*buffer, 0, host, count * sizeof(int));
+    queue->finish();
+    std::fill(host, host + count, 0);
+    queue->read(*buffer, 0, host, count * sizeof(int));
+    queue->finish();
+    for (std::size_t i = 0; i < count; ++i) REQUIRE(host[i] == static_cast<int>(i) + 7);
+  });
+}
+
+TEST_CASE("Conformance.Events.timestamps_ordered") {
+  for_each_device([](Device& device) {
+    const int n = 1 << 18;
+    auto queue = device.create_queue();
+    auto buffer = device.allocate(n * sizeof(float));
+    std::vector<float> host(n, 2.0f);
+    auto empty = conformance_kernel(device, "empty");
+    auto written = queue->write(*buffer, 0, host.data(), n * sizeof(float));
+    auto first = queue->launch(*empty, {Extent(1024)});
+    auto second = queue->launch(*empty, {Extent(1024)});
+    queue->finish();
+    const EventTiming write_timing = written->timing();
+    const EventTiming a = first->timing();
+    const EventTiming b = second->timing();
+    for (const EventTiming& timing : {write_timing, a, b}) {
+      CHECK(timing.queued_ns <= timing.started_ns);
+      CHECK(timing.started_ns <= timing.ended_ns);
+    }
+    // An in-order queue runs each command after the previous one ended.
+    CHECK(write_timing.ended_ns <= a.started_ns);
+    CHECK(a.ended_ns <= b.started_ns);
+    CHECK(first->is_complete());
+  });
+}
+
+}  // namespace alloy::test

@@ -1,0 +1,17 @@
+# Script mode: installs the build tree into a fresh prefix, then configures,
+# builds and runs a consumer project that uses find_package(alloy) against it.
+file(REMOVE_RECURSE ${WORK_DIR})
+set(prefix ${WORK_DIR}/prefix)
+
+function(run_step)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE result)
+  if(NOT result EQUAL 0)
+    message(FATAL_ERROR "failed (${result}): ${ARGN}")
+  endif()
+endfunction()
+
+run_step(${CMAKE_COMMAND} --install ${ALLOY_BUILD_DIR} --prefix ${prefix})
+run_step(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE} -B ${WORK_DIR}/consumer -G ${GENERATOR}
+         -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
+run_step(${CMAKE_COMMAND} --build ${WORK_DIR}/consumer)
+run_step(${WORK_DIR}/consumer/alloy_consumer)

@@ -1,0 +1,70 @@
+// Kernels for the backend conformance tests: reductions, indexing, atomics, math.
+
+// Work-group size of reduce_sum; the host must launch with this local size.
+#ifndef WGS
+#define WGS 64
+#endif
+
+// Sums each work-group's chunk of `input` (items at or beyond n count as 0)
+// and writes one partial sum per group to partial_sums[group id].
+KERNEL void reduce_sum(const int n, GLOBAL const float* restrict input,
+                       GLOBAL float* restrict partial_sums) {
+  LOCAL float scratch[WGS];
+  const int lid = (int)get_local_id(0);
+  const int gid = (int)get_global_id(0);
+  scratch[lid] = gid < n ? input[gid] : 0.0f;
+  local_barrier();
+  // Tree reduction; WGS need not be a power of two.
+  // (`half` would be a nicer name, but it is a type in OpenCL C.)
+  for (int width = WGS; width > 1;) {
+    const int upper = (width + 1) / 2;
+    if (lid < width - upper) {
+      scratch[lid] += scratch[lid + upper];
+    }
+    local_barrier();
+    width = upper;
+  }
+  if (lid == 0) {
+    partial_sums[get_group_id(0)] = scratch[0];
+  }
+}
+
+// 2D indexing: out[y*width + x] = y*1000 + x and
+// groups[y*width + x] = group id 0 + 100 * group id 1, for x, y inside the grid.
+KERNEL void index_2d(const int width, const int height, GLOBAL int* restrict out,
+                     GLOBAL int* restrict groups) {
+  const int x = (int)get_global_id(0);
+  const int y = (int)get_global_id(1);
+  if (x < width && y < height) {
+    out[y * width + x] = y * 1000 + x;
+    groups[y * width + x] = (int)get_group_id(0) + 100 * (int)get_group_id(1);
+  }
+}
+
+// Adds every values[i] (i < n) to *int_total and, as float, to *float_total.
+KERNEL void atomic_sums(const int n, GLOBAL const int* restrict values,
+                        GLOBAL int* restrict int_total, GLOBAL float* restrict float_total) {
+  const int i = (int)get_global_id(0);
+  if (i < n) {
+    atomic_add_int(int_total, values[i]);
+    atomic_add_float(float_total, (float)values[i]);
+  }
+}
+
+// Does nothing: measures launch overhead and checks parameterless kernels.
+KERNEL void empty() {}
+
+// For i < n, with v = x[i]:
+//   out[i] = mad(sqrt(fabs(v)), exp(-fabs(v)), log(1.0f + fabs(v)))
+//          + fmin(v, 0.5f) + fmax(v, -0.5f) + clamp(v, -1.0f, 1.0f)
+//          + rsqrt(1.0f + v * v) + pow(1.0f + fabs(v), 0.75f)
+KERNEL void math_functions(const int n, GLOBAL const float* restrict x,
+                           GLOBAL float* restrict out) {
+  const int i = (int)get_global_id(0);
+  if (i < n) {
+    const float v = x[i];
+    const float a = fabs(v);
+    out[i] = mad(sqrt(a), exp(-a), log(1.0f + a)) + fmin(v, 0.5f) + fmax(v, -0.5f) +
+             clamp(v, -1.0f, 1.0f) + rsqrt(1.0f + v * v) + pow(1.0f + a, 0.75f);
+  }
+}

@@ -1,0 +1,166 @@
+// The compile cache: a second run loads from disk, damaged files are rebuilt with a warning.
+#include <filesystem>
+#include <fstream>
+
+#include "embedded/saxpy_source.hpp"
+#include "support/test_devices.hpp"
+
+namespace alloy::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// A fresh, empty folder, removed at the end of the scope.
+class TemporaryDir {
+ public:
+  explicit TemporaryDir(const std::string& name)
+      : path_(fs::temp_directory_path() / ("alloy-" + name + "-" + std::to_string(getpid()))) {
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TemporaryDir() { fs::remove_all(path_); }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+/// Collects warnings for one scope.
+class CapturedWarnings {
+ public:
+  CapturedWarnings()
+      : previous_(set_log_sink([this](LogLevel level, std::string_view message) {
+          if (level == LogLevel::warning) messages_.emplace_back(message);
+        })) {}
+  ~CapturedWarnings() { set_log_sink(previous_); }
+  const std::vector<std::string>& messages() const { return messages_; }
+
+ private:
+  std::vector<std::string> messages_;
+  LogSink previous_;
+};
+
+const ProgramSource saxpy{"saxpy.cl", std::string(alloy_kernels::saxpy_source), ""};
+
+/// Runs saxpy through a program that came out of `cache`.
+void check_program_runs(Device& device, ProgramCache& cache) {
+  auto kernel = cache.get(device, saxpy)->kernel("saxpy");
+  auto queue = device.create_queue();
+  auto x = upload(device, *queue, std::vector<float>(64, 1.0f));
+  auto y = upload(device, *queue, std::vector<float>(64, 1.0f));
+  queue->launch(*kernel, {Extent(64), Extent(64)}, 64, 2.0f, *x, *y);
+  for (float value : download<float>(*queue, *y, 64)) REQUIRE(value == 3.0f);
+}
+
+void overwrite(const fs::path& file, const std::string& content) {
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << content;
+}
+
+std::string read_all(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+TEST_CASE("ProgramCache.Disk.second_run_does_not_compile") {
+  for_each_device([](Device& device) {
+    const TemporaryDir dir("cache-second-run");
+    {
+      ProgramCache first_run(dir.path());
+      check_program_runs(device, first_run);
+      CHECK(first_run.stats().compiles == 1);
+      CHECK(fs::exists(first_run.file_for(device, saxpy)));
+      first_run.get(device, saxpy);
+      CHECK(first_run.stats().memory_hits == 1);
+    }
+    // A new cache over the same folder is what the next process sees.
+    ProgramCache second_run(dir.path());
+    check_program_runs(device, second_run);
+    CHECK(second_run.stats().compiles == 0);
+    CHECK(second_run.stats().disk_hits == 1);
+  });
+}
+
+TEST_CASE("ProgramCache.Disk.damaged_file_rebuilt_with_warning") {
+  for_each_device([](Device& device) {
+    const TemporaryDir dir("cache-damaged");
+    fs::path file;
+    std::string intact;
+    {
+      ProgramCache cache(dir.path());
+      cache.get(device, saxpy);
+      file = cache.file_for(device, saxpy);
+      intact = read_all(file);
+    }
+    REQUIRE(intact.size() > 64);
+    std::string flipped = intact;
+    flipped[flipped.size() / 2] ^= 0x5a;
+    const std::vector<std::pair<std::string, std::string>> damages{
+        {"garbage", "not a cache file at all"},
+        {"empty", ""},
+        {"truncated", intact.substr(0, intact.size() / 2)},
+        {"flipped byte", flipped},
+    };
+    for (const auto& [kind, content] : damages) {
+      CAPTURE(kind);
+      overwrite(file, content);
+      const CapturedWarnings warnings;
+      ProgramCache cache(dir.path());
+      check_program_runs(device, cache);
+      CHECK(cache.stats().rejected_files == 1);
+      CHECK(cache.stats().compiles == 1);
+      REQUIRE(warnings.messages().size() == 1);
+      CHECK(warnings.messages()[0].find(file.string()) != std::string::npos);
+      // The rebuilt program replaced the damaged file.
+      CHECK(read_all(file) == intact);
+    }
+  });
+}
+
+TEST_CASE("ProgramCache.Key.options_and_source_select_the_entry") {
+  for_each_device([](Device& device) {
+    const TemporaryDir dir("cache-keys");
+    ProgramCache cache(dir.path());
+    ProgramSource with_define = saxpy;
+    with_define.options = "-DUNUSED_TUNABLE=3";
+    ProgramSource edited = saxpy;
+    edited.source += "\n// an edit\n";
+    CHECK(cache.file_for(device, saxpy) != cache.file_for(device, with_define));
+    CHECK(cache.file_for(device, saxpy) != cache.file_for(device, edited));
+    cache.get(device, saxpy);
+    cache.get(device, with_define);
+    cache.get(device, edited);
+    CHECK(cache.stats().compiles == 3);
+    CHECK(cache.get(device, with_define) == cache.get(device, with_define));
+  });
+}
+
+TEST_CASE("ProgramCache.Memory.programs_are_per_device") {
+  const std::vector<Device*>& devices = runtime().devices();
+  if (devices.size() < 2) {
+    skip("needs two devices; run with POCL_DEVICES=\"pthread pthread\"");
+    return;
+  }
+  ProgramCache cache("");
+  auto first = cache.get(*devices[0], saxpy);
+  auto second = cache.get(*devices[1], saxpy);
+  CHECK(first != second);
+  CHECK(&first->device() == devices[0]);
+  CHECK(&second->device() == devices[1]);
+}
+
+TEST_CASE("ProgramCache.Disk.unwritable_folder_warns_and_works") {
+  for_each_device([](Device& device) {
+    const TemporaryDir dir("cache-unwritable");
+    const fs::path not_a_folder = dir.path() / "file";
+    overwrite(not_a_folder, "a file where the cache folder should be");
+    const CapturedWarnings warnings;
+    ProgramCache cache(not_a_folder / "programs");
+    check_program_runs(device, cache);
+    CHECK(cache.stats().compiles == 1);
+    CHECK_FALSE(warnings.messages().empty());
+  });
+}
+
+}  // namespace alloy::test

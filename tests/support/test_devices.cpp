@@ -1,0 +1,62 @@
+// Device iteration and kernel access shared by the test executables.
+#include "support/test_devices.hpp"
+
+#include <cstdio>
+
+#include "embedded/conformance_source.hpp"
+#include "embedded/saxpy_source.hpp"
+
+namespace alloy::test {
+
+Runtime& runtime() {
+  static Runtime shared;
+  return shared;
+}
+
+void for_each_device(const std::function<void(Device&)>& body) {
+  std::string reasons;
+  for (const BackendStatus& backend : runtime().backends()) {
+    reasons += "\n  " + backend.name + ": " + (backend.reason.empty() ? "ok" : backend.reason);
+  }
+  INFO("backends:" << reasons);
+  REQUIRE_FALSE(runtime().devices().empty());
+  for (Device* device : runtime().devices()) {
+    const std::string device_label = device->label();
+    CAPTURE(device_label);
+    body(*device);
+  }
+}
+
+void skip(const std::string& reason) {
+  std::printf("alloy-skip: %s\n", reason.c_str());
+  MESSAGE("skipped: " << reason);
+}
+
+std::shared_ptr<Kernel> conformance_kernel(Device& device, const std::string& name,
+                                           const std::string& options) {
+  const ProgramSource source{"conformance.cl", std::string(alloy_kernels::conformance_source),
+                             options};
+  return runtime().program(device, source)->kernel(name);
+}
+
+void check_saxpy_works(Device& device, Runtime& owner) {
+  const int n = 1000;
+  const float a = 3.0f;
+  std::vector<float> x(n);
+  std::vector<float> y(n);
+  for (int i = 0; i < n; ++i) {
+    x[i] = static_cast<float>(i);
+    y[i] = 1.0f;
+  }
+  auto queue = device.create_queue();
+  auto device_x = upload(device, *queue, x);
+  auto device_y = upload(device, *queue, y);
+  auto kernel = owner
+                    .program(device, {"saxpy.cl", std::string(alloy_kernels::saxpy_source), ""})
+                    ->kernel("saxpy");
+  queue->launch(*kernel, {Extent(round_up(n, 64)), Extent(64)}, n, a, *device_x, *device_y);
+  const std::vector<float> result = download<float>(*queue, *device_y, n);
+  for (int i = 0; i < n; ++i) REQUIRE(result[i] == doctest::Approx(a * x[i] + 1.0f));
+}
+
+}  // namespace alloy::test

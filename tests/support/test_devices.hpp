@@ -1,0 +1,53 @@
+// Helpers that run a test on every device and move data in and out of it.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "alloy/alloy.hpp"
+
+namespace alloy::test {
+
+/// One Runtime for the whole test executable, as a program would hold it.
+Runtime& runtime();
+
+/// Runs `body` once per device of every backend; failures name the device.
+/// Fails the test when no backend has a device.
+void for_each_device(const std::function<void(Device&)>& body);
+
+/// Reports the test as skipped (ctest's SKIP_REGULAR_EXPRESSION) with why.
+void skip(const std::string& reason);
+
+/// A kernel from tests/kernels/conformance.cl, built (and cached) for `device`.
+std::shared_ptr<Kernel> conformance_kernel(Device& device, const std::string& name,
+                                           const std::string& options = "");
+
+/// Runs the saxpy sample kernel on `device` and checks the result: proves the
+/// runtime still works after an error.
+void check_saxpy_works(Device& device, Runtime& owner = runtime());
+
+template <class T>
+std::unique_ptr<DeviceBuffer> upload(Device& device, Queue& queue, const std::vector<T>& values) {
+  auto buffer = device.allocate(values.size() * sizeof(T));
+  queue.write(*buffer, 0, values.data(), values.size() * sizeof(T));
+  queue.finish();
+  return buffer;
+}
+
+template <class T>
+std::vector<T> download(Queue& queue, const DeviceBuffer& buffer, std::size_t count) {
+  std::vector<T> values(count);
+  queue.read(buffer, 0, values.data(), count * sizeof(T));
+  queue.finish();
+  return values;
+}
+
+inline std::size_t round_up(std::size_t value, std::size_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+}  // namespace alloy::test

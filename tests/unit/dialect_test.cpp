@@ -1,0 +1,51 @@
+// The prelude, source composition, stable hashing and device fingerprints.
+#include "support/test_devices.hpp"
+
+namespace alloy::test {
+
+TEST_CASE("Unit.Dialect.prelude_covers_every_backend") {
+  const std::string_view prelude = kernel_prelude();
+  for (const char* marker : {"__OPENCL_VERSION__", "__CUDACC_RTC__", "__HIPCC_RTC__", "KERNEL",
+                             "GLOBAL", "LOCAL", "CONSTANT", "local_barrier", "atomic_add_int",
+                             "atomic_add_float", "get_global_id"}) {
+    CAPTURE(marker);
+    CHECK(prelude.find(marker) != std::string_view::npos);
+  }
+}
+
+TEST_CASE("Unit.Dialect.composed_source_keeps_user_line_numbers") {
+  const std::string composed = compose_kernel_source("my \"kernel\".cl", "KERNEL void k() {}");
+  CHECK(composed.starts_with(kernel_prelude()));
+  CHECK(composed.ends_with("\n#line 1 \"my _kernel_.cl\"\nKERNEL void k() {}"));
+}
+
+TEST_CASE("Unit.Hash.fnv1a_reference_values") {
+  // Published FNV-1a 64-bit test vectors.
+  CHECK(stable_hash("") == 0xcbf29ce484222325ull);
+  CHECK(stable_hash("a") == 0xaf63dc4c8601ec8cull);
+  CHECK(stable_hash("foobar") == 0x85944171f73967e8ull);
+}
+
+TEST_CASE("Unit.Device.fingerprint_holds_identity_fields") {
+  DeviceInfo info;
+  info.backend = "opencl";
+  info.vendor = "Vendor";
+  info.name = "Board";
+  info.architecture = "sm_90";
+  info.driver_version = "1.2.3";
+  info.compute_units = 132;
+  info.global_memory_bytes = std::size_t{80} << 30;
+  CHECK(info.fingerprint() == "opencl|Vendor|Board|sm_90|1.2.3|cu132|mem81920MiB");
+  DeviceInfo newer_driver = info;
+  newer_driver.driver_version = "1.2.4";
+  CHECK(newer_driver.fingerprint() != info.fingerprint());
+}
+
+TEST_CASE("Unit.Extent.text_and_count") {
+  CHECK(Extent(64).to_string() == "64");
+  CHECK(Extent(8, 4).to_string() == "8x4");
+  CHECK(Extent(2, 3, 4).count() == 24);
+  CHECK(Extent(2, 3).dimensions == 2);
+}
+
+}  // namespace alloy::test
