@@ -1,5 +1,6 @@
 # Script mode: installs the build tree into a fresh prefix, then configures,
 # builds and runs a consumer project that uses find_package(alloy) against it.
+cmake_minimum_required(VERSION 3.25)
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 

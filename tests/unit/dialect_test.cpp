@@ -35,7 +35,10 @@ TEST_CASE("Unit.Device.fingerprint_holds_identity_fields") {
   info.driver_version = "1.2.3";
   info.compute_units = 132;
   info.global_memory_bytes = std::size_t{80} << 30;
-  CHECK(info.fingerprint() == "opencl|Vendor|Board|sm_90|1.2.3|cu132|mem81920MiB");
+  CHECK(info.fingerprint() == "opencl|Vendor|Board|sm_90|1.2.3|cu132");
+  DeviceInfo less_free_memory = info;
+  less_free_memory.global_memory_bytes -= std::size_t{1} << 30;
+  CHECK(less_free_memory.fingerprint() == info.fingerprint());
   DeviceInfo newer_driver = info;
   newer_driver.driver_version = "1.2.4";
   CHECK(newer_driver.fingerprint() != info.fingerprint());

@@ -24,7 +24,8 @@ struct DeviceInfo {
   std::optional<unsigned> sub_group_width;
 
   /// Stable identity of this kind of device on this driver: keys profiles and
-  /// compile caches. Two identical devices share a fingerprint.
+  /// compile caches. Two identical devices share a fingerprint; it holds
+  /// backend, vendor, name, architecture, driver version and compute units.
   std::string fingerprint() const;
 };
 

@@ -1,0 +1,43 @@
+# Shared by scripts/demo and scripts/test (sourced, not run): installs the
+# Debian 12 packages alloy builds with, then configures and builds a preset.
+
+# Every system package the build, tests and samples use.
+ALLOY_PACKAGES=(
+  cmake ninja-build g++ pkg-config
+  ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo
+  doctest-dev nlohmann-json3-dev libcli11-dev
+)
+
+alloy_missing_packages() {
+  local package
+  for package in "${ALLOY_PACKAGES[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+      printf '%s ' "$package"
+    fi
+  done
+}
+
+# Installs what is missing when run as root; otherwise prints the exact command and stops.
+alloy_install_packages() {
+  local missing
+  missing=$(alloy_missing_packages)
+  [ -z "$missing" ] && return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "alloy needs these Debian packages: $missing" >&2
+    echo "Install them, then run this script again:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends $missing" >&2
+    exit 1
+  fi
+  echo "Installing: $missing"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update
+  # shellcheck disable=SC2086 # one word per package
+  apt-get install -y --no-install-recommends $missing
+}
+
+# Configures and builds the given CMake preset (default: Release).
+alloy_build() {
+  local preset=${1:-default}
+  cmake --preset "$preset"
+  cmake --build --preset "$preset"
+}
