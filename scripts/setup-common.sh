@@ -4,7 +4,7 @@
 # Every system package the build, tests and samples use.
 ALLOY_PACKAGES=(
   cmake ninja-build g++ pkg-config
-  ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo
+  ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd
   doctest-dev nlohmann-json3-dev libcli11-dev
 )
 
