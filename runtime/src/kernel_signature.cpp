@@ -165,9 +165,12 @@ std::vector<std::string> declared_kernel_names(std::string_view source) {
 void check_kernel_args(const KernelSignature& signature, const KernelArg* args,
                        std::size_t count) {
   if (count != signature.parameters.size()) {
+    const std::string which = count < signature.parameters.size()
+                                  ? "; first missing: " + describe(signature, count)
+                                  : "; pass one value per parameter in order";
     throw InvalidArgument("kernel '" + signature.kernel_name + "' takes " +
                           std::to_string(signature.parameters.size()) + " arguments, got " +
-                          std::to_string(count) + "; pass one value per parameter in order");
+                          std::to_string(count) + which);
   }
   for (std::size_t i = 0; i < count; ++i) {
     const KernelParameter& parameter = signature.parameters[i];
