@@ -8,17 +8,24 @@
 namespace alloy::opencl {
 namespace {
 
+/// A device and how to name it in errors while its properties are read.
+struct QueriedDevice {
+  const cl::Device& device;
+  std::string label;
+};
+
 template <class T>
-T device_value(const cl::Device& device, cl_device_info what, const char* name) {
+T device_value(const QueriedDevice& queried, cl_device_info what, const char* name) {
   T value{};
-  check(clGetDeviceInfo(device(), what, sizeof(T), &value, nullptr),
-        std::string("clGetDeviceInfo(") + name + ")", {});
+  check(clGetDeviceInfo(queried.device(), what, sizeof(T), &value, nullptr),
+        std::string("clGetDeviceInfo(") + name + ")", queried.label);
   return value;
 }
 
-std::string device_string(const cl::Device& device, cl_device_info what, const char* name) {
+std::string device_string(const QueriedDevice& queried, cl_device_info what, const char* name) {
   std::string value;
-  check(device.getInfo(what, &value), std::string("clGetDeviceInfo(") + name + ")", {});
+  check(queried.device.getInfo(what, &value), std::string("clGetDeviceInfo(") + name + ")",
+        queried.label);
   // Drivers count the terminating NUL in the length; some pad with spaces.
   while (!value.empty() && (value.back() == '\0' || value.back() == ' ')) value.pop_back();
   return value;
@@ -29,7 +36,7 @@ bool has_extension(const std::string& extensions, std::string_view name) {
 }
 
 /// "sm_90" on NVIDIA, "gfx90a" on AMD, PoCL's LLVM target, else the device name.
-std::string architecture_of(const cl::Device& device, const std::string& name,
+std::string architecture_of(const QueriedDevice& device, const std::string& name,
                             const std::string& extensions) {
   if (has_extension(extensions, "cl_nv_device_attribute_query")) {
     const auto major = device_value<cl_uint>(device, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV,
@@ -49,7 +56,7 @@ std::string architecture_of(const cl::Device& device, const std::string& name,
   return name;
 }
 
-std::optional<unsigned> sub_group_width_of(const cl::Device& device,
+std::optional<unsigned> sub_group_width_of(const QueriedDevice& device,
                                            const std::string& extensions) {
   if (has_extension(extensions, "cl_nv_device_attribute_query")) {
     return device_value<cl_uint>(device, CL_DEVICE_WARP_SIZE_NV, "CL_DEVICE_WARP_SIZE_NV");
@@ -63,11 +70,14 @@ std::optional<unsigned> sub_group_width_of(const cl::Device& device,
 
 }  // namespace
 
-DeviceInfo query_device_info(const cl::Device& device) {
+DeviceInfo query_device_info(const cl::Device& cl_device) {
   DeviceInfo info;
-  const std::string extensions = device_string(device, CL_DEVICE_EXTENSIONS, "CL_DEVICE_EXTENSIONS");
   info.backend = "opencl";
-  info.name = device_string(device, CL_DEVICE_NAME, "CL_DEVICE_NAME");
+  QueriedDevice queried{cl_device, "an OpenCL device"};
+  info.name = device_string(queried, CL_DEVICE_NAME, "CL_DEVICE_NAME");
+  queried.label = "OpenCL device " + info.name;
+  const QueriedDevice& device = queried;
+  const std::string extensions = device_string(device, CL_DEVICE_EXTENSIONS, "CL_DEVICE_EXTENSIONS");
   info.vendor = device_string(device, CL_DEVICE_VENDOR, "CL_DEVICE_VENDOR");
   info.architecture = architecture_of(device, info.name, extensions);
   info.driver_version = device_string(device, CL_DRIVER_VERSION, "CL_DRIVER_VERSION");
@@ -76,8 +86,8 @@ DeviceInfo query_device_info(const cl::Device& device) {
   info.max_work_group_size = device_value<std::size_t>(device, CL_DEVICE_MAX_WORK_GROUP_SIZE,
                                                        "CL_DEVICE_MAX_WORK_GROUP_SIZE");
   std::vector<std::size_t> item_sizes;
-  check(device.getInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES, &item_sizes),
-        "clGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES)", info.name);
+  check(cl_device.getInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES, &item_sizes),
+        "clGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES)", queried.label);
   std::copy_n(item_sizes.begin(), std::min<std::size_t>(3, item_sizes.size()),
               info.max_work_item_sizes.begin());
   info.local_memory_bytes = device_value<cl_ulong>(device, CL_DEVICE_LOCAL_MEM_SIZE,

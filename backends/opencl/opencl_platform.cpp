@@ -14,9 +14,10 @@ namespace {
 class OpenCLPlatform final : public Platform {
  public:
   OpenCLPlatform() {
+    const detail::HandledErrorScope handled;  // failures become the reason
     try {
       enumerate();
-    } catch (const Error& error) {
+    } catch (const std::exception& error) {
       reason_ = error.what();
     }
     if (devices_.empty() && reason_.empty()) reason_ = "0 devices on any OpenCL platform";
@@ -39,7 +40,7 @@ class OpenCLPlatform final : public Platform {
     for (const cl::Platform& platform : platforms) {
       try {
         add_devices_of(platform);
-      } catch (const Error& error) {
+      } catch (const std::exception& error) {
         // One broken driver must not hide the devices of the others.
         reason_ += std::string(reason_.empty() ? "" : "; ") + error.what();
       }
@@ -59,6 +60,7 @@ class OpenCLPlatform final : public Platform {
     cl::Context context(devices, nullptr, nullptr, nullptr, &context_status);
     check(context_status, "clCreateContext", platform_name);
     for (const cl::Device& device : devices) {
+      if (!device.getInfo<CL_DEVICE_AVAILABLE>()) continue;
       auto created = std::make_unique<OpenCLDevice>(context, device, query_device_info(device));
       created->set_index(devices_.size());
       devices_.push_back(std::move(created));
@@ -70,10 +72,11 @@ class OpenCLPlatform final : public Platform {
 };
 
 Platform* create_platform() noexcept {
+  // The constructor turns every enumeration failure into its reason; only
+  // running out of memory can still throw here.
   try {
     return new OpenCLPlatform();
-  } catch (const std::exception& error) {
-    log_warning(std::string("OpenCL backend failed to start: ") + error.what());
+  } catch (...) {
     return nullptr;
   }
 }

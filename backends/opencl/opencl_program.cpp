@@ -67,8 +67,13 @@ std::shared_ptr<Kernel> OpenCLProgram::create_kernel(const std::string& name) {
   cl_int status = CL_SUCCESS;
   cl::Kernel kernel(program_, name.c_str(), &status);
   if (status == CL_INVALID_KERNEL_NAME) {
+    std::string declared;
+    for (const std::string& kernel_name : declared_kernel_names(source().source)) {
+      declared += (declared.empty() ? "" : ", ") + kernel_name;
+    }
     throw InvalidArgument("program " + source().name + " has no kernel named '" + name +
-                          "' (on " + device_.label() + ")");
+                          "' (on " + device_.label() + "); it declares: " +
+                          (declared.empty() ? "none found" : declared));
   }
   check(status, "clCreateKernel(" + name + ")", device_.label());
 
@@ -83,6 +88,10 @@ std::shared_ptr<Kernel> OpenCLProgram::create_kernel(const std::string& name) {
   check(kernel.getWorkGroupInfo(device, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
                                 &attributes.preferred_work_group_multiple),
         "clGetKernelWorkGroupInfo(CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE)", device_.label());
+  cl_uint argument_count = 0;
+  check(kernel.getInfo(CL_KERNEL_NUM_ARGS, &argument_count), "clGetKernelInfo(CL_KERNEL_NUM_ARGS)",
+        device_.label());
+  attributes.argument_count = argument_count;
   return std::make_shared<OpenCLKernel>(shared_from_this(), name, attributes, std::move(kernel));
 }
 

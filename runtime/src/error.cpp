@@ -8,7 +8,10 @@
 namespace alloy {
 namespace {
 
+thread_local int handled_error_scopes = 0;
+
 std::string abort_if_requested(std::string message) {
+  if (handled_error_scopes > 0) return message;
   const char* abort_flag = std::getenv("ALLOY_ABORT_ON_ERROR");
   if (abort_flag != nullptr && std::strcmp(abort_flag, "1") == 0) {
     std::fprintf(stderr, "alloy: error (ALLOY_ABORT_ON_ERROR=1): %s\n", message.c_str());
@@ -53,4 +56,10 @@ CompileError::CompileError(const std::string& program_name,
             " failed; fix the kernel source. Compiler log:\n" + log),
       log_(log) {}
 
+namespace detail {
+
+HandledErrorScope::HandledErrorScope() { ++handled_error_scopes; }
+HandledErrorScope::~HandledErrorScope() { --handled_error_scopes; }
+
+}  // namespace detail
 }  // namespace alloy

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cctype>
 #include <regex>
-#include <sstream>
+#include <iterator>
 
 #include "alloy/error.hpp"
 #include "alloy/kernel_args.hpp"
@@ -27,24 +27,59 @@ constexpr ScalarName scalar_names[] = {
     {"unsigned", ScalarType::u32},      {"unsigned long", ScalarType::u64},
 };
 
-std::string strip_comments(std::string_view source) {
-  std::string out;
-  out.reserve(source.size());
-  for (std::size_t i = 0; i < source.size(); ++i) {
-    if (source.substr(i, 2) == "//") {
-      i = source.find('\n', i);
-      if (i == std::string_view::npos) break;
-      out += '\n';
-    } else if (source.substr(i, 2) == "/*") {
-      i = source.find("*/", i + 2);
-      if (i == std::string_view::npos) break;
-      ++i;
-      out += ' ';
+/// Blanks out comments and the contents of string and character literals, so
+/// that neither can look like a declaration or swallow one.
+std::string strip_comments_and_literals(std::string_view source) {
+  std::string out(source);
+  std::size_t i = 0;
+  auto blank_until = [&](std::size_t end) {
+    for (; i < end && i < out.size(); ++i) {
+      if (out[i] != '\n') out[i] = ' ';
+    }
+  };
+  while (i < out.size()) {
+    if (out.compare(i, 2, "//") == 0) {
+      const std::size_t end = out.find('\n', i);
+      blank_until(end == std::string::npos ? out.size() : end);
+    } else if (out.compare(i, 2, "/*") == 0) {
+      const std::size_t end = out.find("*/", i + 2);
+      blank_until(end == std::string::npos ? out.size() : end + 2);
+    } else if (out[i] == '"' || out[i] == '\'') {
+      const char quote = out[i++];
+      while (i < out.size() && out[i] != quote && out[i] != '\n') {
+        if (out[i] == '\\' && i + 1 < out.size()) out[i++] = ' ';
+        out[i++] = ' ';
+      }
+      ++i;  // the closing quote stays
     } else {
-      out += source[i];
+      ++i;
     }
   }
   return out;
+}
+
+/// `KERNEL [__attribute__((...))]... void <name> (`; the name is group 1.
+std::regex kernel_header(std::string_view name_pattern) {
+  return std::regex("\\bKERNEL\\s+(?:__attribute__\\s*\\(\\(.*?\\)\\)\\s*)*void\\s+(" +
+                    std::string(name_pattern) + ")\\s*\\(");
+}
+
+/// Splits a parameter list at top-level commas; nothing if parentheses do not balance.
+std::optional<std::vector<std::string>> split_parameters(const std::string& text, std::size_t open) {
+  std::vector<std::string> parameters(1);
+  int depth = 0;
+  for (std::size_t i = open; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == ')' && depth == 0) return parameters;
+    if (c == '(') ++depth;
+    if (c == ')') --depth;
+    if (c == ',' && depth == 0) {
+      parameters.emplace_back();
+    } else {
+      parameters.back() += c;
+    }
+  }
+  return std::nullopt;
 }
 
 std::vector<std::string> split_words(const std::string& text) {
@@ -82,9 +117,12 @@ KernelParameter parse_parameter(const std::string& declaration) {
 
   const bool is_pointer = std::find(words.begin(), words.end(), "*") != words.end();
   if (is_pointer) {
-    const bool is_constant = std::find(words.begin(), words.end(), "CONSTANT") != words.end();
-    parameter.kind = is_constant ? KernelParameter::Kind::constant_pointer
-                                 : KernelParameter::Kind::global_pointer;
+    const auto has = [&](const char* word) {
+      return std::find(words.begin(), words.end(), word) != words.end();
+    };
+    parameter.kind = has("CONSTANT") ? KernelParameter::Kind::constant_pointer
+                     : has("LOCAL")  ? KernelParameter::Kind::local_pointer
+                                     : KernelParameter::Kind::global_pointer;
     return parameter;
   }
   std::string type_name;
@@ -131,29 +169,33 @@ std::optional<KernelSignature> find_kernel_signature(std::string_view source,
         return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
       });
   if (!is_identifier) return std::nullopt;
-  const std::string text = strip_comments(source);
-  const std::regex header("\\bKERNEL\\s+void\\s+" + std::string(kernel_name) + "\\s*\\(");
-  std::smatch match;
-  if (!std::regex_search(text, match, header)) return std::nullopt;
+  const std::string text = strip_comments_and_literals(source);
+  const std::regex header = kernel_header(kernel_name);
+  auto matches = std::sregex_iterator(text.begin(), text.end(), header);
+  if (matches == std::sregex_iterator()) return std::nullopt;
+  // Declared twice (say, in #if branches per backend): which one the compiler
+  // sees is not known here, so the backend's own argument count must do.
+  if (std::next(matches) != std::sregex_iterator()) return std::nullopt;
 
-  const std::size_t open = static_cast<std::size_t>(match.position(0) + match.length(0));
-  const std::size_t close = text.find(')', open);
-  if (close == std::string::npos) return std::nullopt;
+  const auto open = static_cast<std::size_t>(matches->position(0) + matches->length(0));
+  const auto declarations = split_parameters(text, open);
+  if (!declarations) return std::nullopt;
 
   KernelSignature signature;
   signature.kernel_name = std::string(kernel_name);
-  const std::string list = trim(text.substr(open, close - open));
-  if (list.empty() || list == "void") return signature;
-  std::stringstream parameters(list);
-  for (std::string declaration; std::getline(parameters, declaration, ',');) {
+  if (declarations->size() == 1) {
+    const std::string only = trim(declarations->front());
+    if (only.empty() || only == "void") return signature;
+  }
+  for (const std::string& declaration : *declarations) {
     signature.parameters.push_back(parse_parameter(declaration));
   }
   return signature;
 }
 
 std::vector<std::string> declared_kernel_names(std::string_view source) {
-  const std::string text = strip_comments(source);
-  const std::regex header("\\bKERNEL\\s+void\\s+(\\w+)\\s*\\(");
+  const std::string text = strip_comments_and_literals(source);
+  const std::regex header = kernel_header("\\w+");
   std::vector<std::string> names;
   for (auto it = std::sregex_iterator(text.begin(), text.end(), header);
        it != std::sregex_iterator(); ++it) {
@@ -175,6 +217,11 @@ void check_kernel_args(const KernelSignature& signature, const KernelArg* args,
   for (std::size_t i = 0; i < count; ++i) {
     const KernelParameter& parameter = signature.parameters[i];
     const KernelArg& arg = args[i];
+    if (parameter.kind == KernelParameter::Kind::local_pointer) {
+      throw InvalidArgument(describe(signature, i) +
+                            " is a LOCAL pointer, which the portable dialect does not support; "
+                            "declare a LOCAL array in the kernel body (docs/kernels.md)");
+    }
     const bool wants_buffer = parameter.kind != KernelParameter::Kind::scalar;
     if (wants_buffer && arg.kind != KernelArg::Kind::buffer) {
       throw InvalidArgument(describe(signature, i) + " is a pointer and needs a DeviceBuffer, got a " +

@@ -12,9 +12,14 @@ std::mutex sink_mutex;
 LogSink current_sink;
 
 void emit(LogLevel level, std::string_view message) {
-  std::lock_guard lock(sink_mutex);
-  if (current_sink) {
-    current_sink(level, message);
+  LogSink sink;
+  {
+    std::lock_guard lock(sink_mutex);
+    sink = current_sink;
+  }
+  // Called unlocked, so a sink may itself log or replace the sink.
+  if (sink) {
+    sink(level, message);
     return;
   }
   const char* prefix = level == LogLevel::warning ? "alloy: warning: " : "alloy: ";

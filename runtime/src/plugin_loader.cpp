@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "alloy/log.hpp"
 #include "alloy/plugin.hpp"
 
 namespace alloy::detail {
@@ -136,7 +137,8 @@ std::vector<LoadedBackend> load_backends() {
 
   for (const char* name : known_backends) {
     const auto dir = std::find_if(path.dirs.begin(), path.dirs.end(), [&](const fs::path& d) {
-      return fs::exists(d / library_name(name));
+      std::error_code error;  // an unreadable folder simply has no plugin
+      return fs::exists(d / library_name(name), error);
     });
     const bool named_directly = std::any_of(path.files.begin(), path.files.end(),
                                             [&](const fs::path& f) { return backend_name_of(f) == name; });
@@ -151,16 +153,24 @@ std::vector<LoadedBackend> load_backends() {
   // Folders of ALLOY_PLUGIN_PATH may hold backends alloy does not know.
   for (const fs::path& dir : path.dirs) {
     std::error_code error;
-    for (const auto& entry : fs::directory_iterator(dir, error)) {
-      const std::string name = backend_name_of(entry.path());
-      if (name != entry.path().filename().string() && !loaded(name)) {
-        backends.push_back(load(name, entry.path()));
+    for (fs::directory_iterator entry(dir, error), end; !error && entry != end;
+         entry.increment(error)) {
+      const std::string name = backend_name_of(entry->path());
+      if (name != entry->path().filename().string() && !loaded(name)) {
+        backends.push_back(load(name, entry->path()));
       }
     }
   }
   for (const fs::path& file : path.files) {
     const std::string name = backend_name_of(file);
-    if (!loaded(name)) backends.push_back(load(name, file));
+    const auto same = std::find_if(backends.begin(), backends.end(),
+                                   [&](const LoadedBackend& b) { return b.name == name; });
+    if (same == backends.end()) {
+      backends.push_back(load(name, file));
+    } else {
+      log_warning("ALLOY_PLUGIN_PATH names " + file.string() + ", but backend " + name +
+                  " was already loaded from " + same->library.string() + "; ignoring it");
+    }
   }
   return backends;
 }

@@ -17,6 +17,9 @@ namespace {
 
 // Bump when the file layout changes; old files then fail the magic check.
 constexpr std::string_view file_magic = "ALLOYPC1";
+// Far above any real program binary; keeps a damaged or hostile file from
+// being read into memory whole.
+constexpr std::uintmax_t max_file_bytes = std::uintmax_t{256} << 20;
 
 std::string cache_key(const Device& device, const ProgramSource& source) {
   return device.info().fingerprint() + "\n" + source.options + "\n" +
@@ -127,11 +130,20 @@ std::shared_ptr<Program> ProgramCache::get(Device& device, const ProgramSource& 
 std::shared_ptr<Program> ProgramCache::load_from_disk(Device& device, const ProgramSource& source,
                                                       const std::string& key,
                                                       const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return nullptr;
-  const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  ParsedEntry entry = parse_entry(content, key);
+  std::error_code status;
+  if (!std::filesystem::exists(file, status)) return nullptr;
+  ParsedEntry entry;
+  if (!std::filesystem::is_regular_file(file, status)) {
+    entry.problem = "not a regular file";
+  } else if (std::filesystem::file_size(file, status) > max_file_bytes) {
+    entry.problem = "larger than " + std::to_string(max_file_bytes >> 20) + " MiB";
+  } else {
+    std::ifstream in(file, std::ios::binary);
+    entry = parse_entry(
+        std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()), key);
+  }
   if (entry.problem.empty()) {
+    const detail::HandledErrorScope handled;
     try {
       const auto* bytes = reinterpret_cast<const std::byte*>(entry.binary.data());
       std::shared_ptr<Program> program =
@@ -153,6 +165,7 @@ std::shared_ptr<Program> ProgramCache::load_from_disk(Device& device, const Prog
 void ProgramCache::store_on_disk(const Program& program, const std::string& key,
                                  const std::filesystem::path& file) {
   std::vector<std::byte> binary;
+  const detail::HandledErrorScope handled;
   try {
     binary = program.binary();
   } catch (const Error& error) {

@@ -28,13 +28,29 @@ void check_same_memory(const Device& device, const char* operation, const Device
   }
 }
 
+/// Every dimension at least 1, and a total that fits in 64 bits.
+void check_extent(const Device& device, const Kernel& kernel, const char* which,
+                  const Extent& extent) {
+  std::size_t total = 1;
+  for (unsigned d = 0; d < 3; ++d) {
+    if (extent[d] == 0 || __builtin_mul_overflow(total, extent[d], &total)) {
+      throw InvalidArgument("launch of '" + kernel.name() + "' on " + device.label() + ": " +
+                            which + " size " + extent.to_string() +
+                            (extent[d] == 0 ? " has an empty dimension"
+                                            : " overflows a 64-bit work-item count") +
+                            "; every dimension needs at least one work-item");
+    }
+  }
+}
+
 void check_local_size(const Device& device, const Kernel& kernel, const LaunchRange& range) {
   const DeviceInfo& info = device.info();
   const Extent& local = *range.local;
   if (local.dimensions != range.global.dimensions) {
-    throw InvalidArgument("launch of '" + kernel.name() + "': global size " +
-                          range.global.to_string() + " and local size " + local.to_string() +
-                          " have different numbers of dimensions");
+    throw InvalidArgument("launch of '" + kernel.name() + "' on " + device.label() +
+                          ": global size " + range.global.to_string() + " and local size " +
+                          local.to_string() +
+                          " have different numbers of dimensions; give both the same");
   }
   const std::size_t kernel_limit = kernel.attributes().max_work_group_size;
   const std::size_t limit = std::min(info.max_work_group_size, kernel_limit);
@@ -113,14 +129,20 @@ std::shared_ptr<Event> Queue::launch(const Kernel& kernel, const LaunchRange& ra
                           ": the kernel was built for " + kernel.program().device().label() +
                           "; build the program for each device");
   }
+  // The declaration names parameters, so it speaks first; the backend's count
+  // also covers kernels whose declaration could not be read.
   if (kernel.signature()) check_kernel_args(*kernel.signature(), args.data(), args.size());
+  const std::optional<std::size_t>& expected = kernel.attributes().argument_count;
+  if (expected && *expected != args.size()) {
+    throw InvalidArgument("launch of '" + kernel.name() + "' on " + device_.label() + ": the kernel takes " +
+                          std::to_string(*expected) + " arguments, got " +
+                          std::to_string(args.size()) + "; pass one value per parameter in order");
+  }
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i].kind == KernelArg::Kind::buffer) check_same_memory(device_, "launch", *args[i].buffer);
   }
-  if (range.global.count() == 0) {
-    throw InvalidArgument("launch of '" + kernel.name() + "': global size " +
-                          range.global.to_string() + " has no work-items");
-  }
+  check_extent(device_, kernel, "global", range.global);
+  if (range.local) check_extent(device_, kernel, "local", *range.local);
   if (range.local) check_local_size(device_, kernel, range);
   return do_launch(kernel, range, args);
 }

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <thread>
 
 #include "embedded/saxpy_source.hpp"
 #include "support/test_devices.hpp"
@@ -129,6 +130,49 @@ TEST_CASE("Conformance.Kernel.attributes") {
     CHECK(kernel->attributes().preferred_work_group_multiple >= 1);
     REQUIRE(kernel->signature());
     CHECK(kernel->signature()->parameters.size() == 3);
+  });
+}
+
+TEST_CASE("Conformance.Kernel.attribute_before_void_is_parsed") {
+  for_each_device([](Device& device) {
+    auto kernel = conformance_kernel(device, "add_attributed");
+    REQUIRE(kernel->signature());
+    CHECK(kernel->signature()->parameters.size() == 2);
+    auto queue = device.create_queue();
+    auto values = upload(device, *queue, std::vector<int>(100, 1));
+    queue->launch(*kernel, {Extent(128), Extent(64)}, 100, *values);
+    for (int value : download<int>(*queue, *values, 100)) REQUIRE(value == 2);
+  });
+}
+
+TEST_CASE("Conformance.Launch.same_kernel_from_several_threads") {
+  for_each_device([](Device& device) {
+    auto kernel = runtime()
+                      .program(device, {"saxpy.cl", std::string(alloy_kernels::saxpy_source), ""})
+                      ->kernel("saxpy");
+    const int n = 4096;
+    constexpr int thread_count = 4;
+    constexpr int launches = 25;
+    // Each thread has its own queue and buffers but shares the kernel object,
+    // whose arguments must not leak between threads' launches.
+    std::vector<std::vector<float>> results(thread_count);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < thread_count; ++t) {
+      threads.emplace_back([&, t] {
+        auto queue = device.create_queue();
+        auto x = upload(device, *queue, std::vector<float>(n, 1.0f));
+        auto y = upload(device, *queue, std::vector<float>(n, 0.0f));
+        for (int i = 0; i < launches; ++i) {
+          queue->launch(*kernel, {Extent(n), Extent(64)}, n, static_cast<float>(t + 1), *x, *y);
+        }
+        results[t] = download<float>(*queue, *y, n);
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+    for (int t = 0; t < thread_count; ++t) {
+      CAPTURE(t);
+      for (float value : results[t]) REQUIRE(value == static_cast<float>(launches * (t + 1)));
+    }
   });
 }
 

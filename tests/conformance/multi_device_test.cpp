@@ -75,13 +75,18 @@ TEST_CASE("MultiDevice.Queue.wait_for_event_of_another_queue") {
   auto second_queue = second->create_queue();
   auto produced = first->allocate(bytes);
   auto copied = second->allocate(bytes);
+  auto spin_output = first->allocate(2 * sizeof(float));
   const std::vector<float> twos(n, 2.0f);
-  // The second queue's copy must not start before the first queue's write
-  // ended, and the host does not wait in between.
+  // The write waits behind a kernel that runs for a while (about 0.2 s on
+  // PoCL), so it cannot have completed when wait_for returns unless
+  // wait_for blocked the host.
+  first_queue->launch(*conformance_kernel(*first, "spin"), {Extent(2)}, 100'000'000, *spin_output);
   auto written = first_queue->write(*produced, 0, twos.data(), bytes);
   second_queue->wait_for(*written);
+  CHECK_FALSE(written->is_complete());
   second_queue->copy(*produced, 0, *copied, 0, bytes);
   CHECK(download<float>(*second_queue, *copied, n) == twos);
+  CHECK(written->is_complete());
 }
 
 }  // namespace alloy::test

@@ -68,3 +68,27 @@ KERNEL void math_functions(const int n, GLOBAL const float* restrict x,
              clamp(v, -1.0f, 1.0f) + rsqrt(1.0f + v * v) + pow(1.0f + a, 0.75f);
   }
 }
+
+// Busy work for ordering tests: each work-item runs `iterations` dependent
+// steps, so the launch takes a predictable while.
+KERNEL void spin(const int iterations, GLOBAL float* restrict out) {
+  float x = (float)get_global_id(0);
+  for (int i = 0; i < iterations; ++i) {
+    x = x * 0.999999f + 1.0f;
+  }
+  out[get_global_id(0)] = x;
+}
+
+// Declared with an attribute: the runtime must still read its parameters.
+KERNEL __attribute__((reqd_work_group_size(64, 1, 1))) void add_attributed(
+    const int n, GLOBAL int* restrict values) {
+  const int i = (int)get_global_id(0);
+  if (i < n) values[i] += 1;
+}
+
+// Declared through a macro: the runtime cannot read this declaration and
+// must fall back on the backend's own argument count.
+#define DECLARE_FILL_KERNEL(name) KERNEL void name(const int value, GLOBAL int* restrict out)
+DECLARE_FILL_KERNEL(fill_hidden) {
+  out[get_global_id(0)] = value;
+}

@@ -2,18 +2,40 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "support/test_devices.hpp"
 
 namespace alloy::test {
 namespace {
 
-/// Sets ALLOY_PLUGIN_PATH for one scope.
+namespace fs = std::filesystem;
+
+/// Sets ALLOY_PLUGIN_PATH for one scope, then restores what the caller had.
 class ScopedPluginPath {
  public:
-  explicit ScopedPluginPath(const std::string& value) { setenv("ALLOY_PLUGIN_PATH", value.c_str(), 1); }
-  ~ScopedPluginPath() { unsetenv("ALLOY_PLUGIN_PATH"); }
+  explicit ScopedPluginPath(const std::string& value) {
+    if (const char* previous = std::getenv("ALLOY_PLUGIN_PATH")) previous_ = previous;
+    setenv("ALLOY_PLUGIN_PATH", value.c_str(), 1);
+  }
+  ~ScopedPluginPath() {
+    if (previous_) {
+      setenv("ALLOY_PLUGIN_PATH", previous_->c_str(), 1);
+    } else {
+      unsetenv("ALLOY_PLUGIN_PATH");
+    }
+  }
+
+ private:
+  std::optional<std::string> previous_;
 };
+
+const BackendStatus* find_named(const Runtime& runtime, const std::string& name) {
+  for (const BackendStatus& backend : runtime.backends()) {
+    if (backend.name == name) return &backend;
+  }
+  return nullptr;
+}
 
 const BackendStatus* find_backend(const Runtime& runtime, const std::string& library_part) {
   for (const BackendStatus& backend : runtime.backends()) {
@@ -36,13 +58,32 @@ void check_still_usable(Runtime& runtime) {
 
 TEST_CASE("Plugins.Loader.opencl_found_beside_runtime") {
   const Runtime runtime;
-  const BackendStatus* opencl = nullptr;
-  for (const BackendStatus& backend : runtime.backends()) {
-    if (backend.name == "opencl") opencl = &backend;
-  }
+  const BackendStatus* opencl = find_named(runtime, "opencl");
   REQUIRE(opencl != nullptr);
-  CHECK(opencl->library.filename() == "liballoy_backend_opencl.so");
+  CHECK(opencl->library == fs::canonical(RUNTIME_LIBRARY_DIR) / "liballoy_backend_opencl.so");
   CHECK(opencl->reason.empty());
+}
+
+TEST_CASE("Plugins.Loader.path_folders_come_after_runtime_folder") {
+  const fs::path dir = fs::temp_directory_path() / ("alloy-plugins-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  // A second copy of the OpenCL plugin: shadowed by the one beside the
+  // runtime. A copy under another backend name: found by scanning the folder.
+  fs::copy_file(OPENCL_PLUGIN, dir / "liballoy_backend_opencl.so");
+  fs::copy_file(OPENCL_PLUGIN, dir / "liballoy_backend_extra.so");
+  {
+    const ScopedPluginPath path(dir.string());
+    Runtime runtime;
+    const BackendStatus* opencl = find_named(runtime, "opencl");
+    REQUIRE(opencl != nullptr);
+    CHECK(opencl->library.parent_path() == fs::canonical(RUNTIME_LIBRARY_DIR));
+    const BackendStatus* extra = find_named(runtime, "extra");
+    REQUIRE(extra != nullptr);
+    CHECK(extra->library == dir / "liballoy_backend_extra.so");
+    CHECK_FALSE(extra->devices.empty());
+  }
+  fs::remove_all(dir);
 }
 
 TEST_CASE("Plugins.Loader.absent_backends_have_reasons") {

@@ -101,6 +101,7 @@ TEST_CASE("ProgramCache.Disk.damaged_file_rebuilt_with_warning") {
         {"empty", ""},
         {"truncated", intact.substr(0, intact.size() / 2)},
         {"flipped byte", flipped},
+        {"huge size field", "ALLOYPC1" + std::string(8, '\xff') + intact.substr(16)},
     };
     for (const auto& [kind, content] : damages) {
       CAPTURE(kind);
@@ -115,6 +116,26 @@ TEST_CASE("ProgramCache.Disk.damaged_file_rebuilt_with_warning") {
       // The rebuilt program replaced the damaged file.
       CHECK(read_all(file) == intact);
     }
+  });
+}
+
+TEST_CASE("ProgramCache.Disk.entry_of_another_program_is_rejected") {
+  for_each_device([](Device& device) {
+    const TemporaryDir dir("cache-collision");
+    ProgramSource other = saxpy;
+    other.options = "-DUNUSED_TUNABLE=1";
+    ProgramCache writer(dir.path());
+    writer.get(device, other);
+    // An intact file of another program where this one's should be: what a
+    // hash collision of file names would look like.
+    fs::copy_file(writer.file_for(device, other), writer.file_for(device, saxpy));
+    const CapturedWarnings warnings;
+    ProgramCache reader(dir.path());
+    check_program_runs(device, reader);
+    CHECK(reader.stats().disk_hits == 0);
+    CHECK(reader.stats().rejected_files == 1);
+    REQUIRE(warnings.messages().size() == 1);
+    CHECK(warnings.messages()[0].find("holds another program") != std::string::npos);
   });
 }
 

@@ -9,8 +9,8 @@
 namespace alloy {
 
 /// Base of every error alloy throws. Setting ALLOY_ABORT_ON_ERROR=1 makes the
-/// construction of any alloy error print its message and abort, so a debugger
-/// stops where the error is raised.
+/// construction of any alloy error that would reach the program print its
+/// message and abort, so a debugger stops where the error is raised.
 class Error : public std::runtime_error {
  public:
   explicit Error(const std::string& message);
@@ -63,4 +63,18 @@ class OutOfDeviceMemory : public Error {
   using Error::Error;
 };
 
+namespace detail {
+
+/// While one exists on the current thread, ALLOY_ABORT_ON_ERROR ignores the
+/// errors raised: for code that catches and handles them itself (a missing
+/// driver becomes a reason in alloy-info, a stale cache file is rebuilt).
+class HandledErrorScope {
+ public:
+  HandledErrorScope();
+  ~HandledErrorScope();
+  HandledErrorScope(const HandledErrorScope&) = delete;
+  HandledErrorScope& operator=(const HandledErrorScope&) = delete;
+};
+
+}  // namespace detail
 }  // namespace alloy

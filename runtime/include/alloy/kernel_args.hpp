@@ -69,7 +69,7 @@ struct KernelArg {
 
 /// A kernel parameter as declared in the portable source.
 struct KernelParameter {
-  enum class Kind { global_pointer, constant_pointer, scalar };
+  enum class Kind { global_pointer, constant_pointer, local_pointer, scalar };
 
   std::string name;
   std::string declared_type;  ///< as written, e.g. "GLOBAL const float* restrict"
@@ -84,8 +84,9 @@ struct KernelSignature {
   std::vector<KernelParameter> parameters;
 };
 
-/// Finds `KERNEL void name(...)` in portable source, comments ignored.
-/// Returns nothing when the kernel is not declared that way in the text.
+/// Finds `KERNEL void name(...)` (attributes allowed before `void`) in
+/// portable source, ignoring comments and string literals. Returns nothing
+/// when the kernel is not declared exactly once that way in the text.
 std::optional<KernelSignature> find_kernel_signature(std::string_view source,
                                                      std::string_view kernel_name);
 

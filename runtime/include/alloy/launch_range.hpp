@@ -14,12 +14,12 @@ struct Extent {
   unsigned dimensions = 1;
 
   Extent() = default;
-  Extent(std::size_t x) : size{x, 1, 1}, dimensions(1) {}
+  explicit Extent(std::size_t x) : size{x, 1, 1}, dimensions(1) {}
   Extent(std::size_t x, std::size_t y) : size{x, y, 1}, dimensions(2) {}
   Extent(std::size_t x, std::size_t y, std::size_t z) : size{x, y, z}, dimensions(3) {}
 
   std::size_t operator[](unsigned d) const { return size[d]; }
-  std::size_t count() const { return size[0] * size[1] * size[2]; }
+  std::size_t count() const { return size[0] * size[1] * size[2]; }  ///< launches check overflow
   std::string to_string() const;  ///< "64x4"
 };
 

@@ -11,7 +11,8 @@ enum class LogLevel { note, warning };
 using LogSink = std::function<void(LogLevel, std::string_view message)>;
 
 /// Replaces where runtime messages go (stderr by default) and returns the
-/// previous sink; an empty sink restores stderr. Thread-safe.
+/// previous sink; an empty sink restores stderr. Thread-safe; the sink may be
+/// called from several threads at once.
 LogSink set_log_sink(LogSink sink);
 
 void log_warning(std::string_view message);

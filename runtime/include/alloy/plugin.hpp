@@ -26,6 +26,7 @@ using alloy_plugin_create_fn = alloy::Platform* (*)();
     return ALLOY_PLUGIN_ABI_VERSION;                                          \
   }                                                                           \
   extern "C" __attribute__((visibility("default"))) alloy::Platform*          \
-  alloy_plugin_create() {                                                     \
+  alloy_plugin_create() noexcept {                                            \
+    static_assert(noexcept(create_platform()), "create_platform must be noexcept"); \
     return create_platform();                                                 \
   }

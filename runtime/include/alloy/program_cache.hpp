@@ -27,7 +27,9 @@ struct ProgramCacheStats {
 /// key and a checksum, so a hash collision or a damaged file can never yield
 /// the wrong binary: such a file is ignored with a warning and rewritten.
 /// Files are written to a temporary name and renamed, so processes sharing
-/// the folder see whole files only. Thread-safe.
+/// the folder see whole files only. The checksum guards against damage, not
+/// attack: binaries are native code for some drivers, so the folder must be
+/// writable only by users trusted to run code. Thread-safe.
 class ProgramCache {
  public:
   /// `dir` empty: memory only.

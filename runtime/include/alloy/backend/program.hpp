@@ -21,6 +21,10 @@ struct KernelAttributes {
   std::size_t max_work_group_size = 0;  ///< for this kernel, at most the device's
   std::size_t local_memory_bytes = 0;   ///< statically used local memory
   std::size_t preferred_work_group_multiple = 1;
+  /// Parameter count as the compiler sees it, where the backend can tell;
+  /// checked on every launch, even when the source's declaration was not
+  /// parsed, so a launch never runs with arguments left from an earlier one.
+  std::optional<std::size_t> argument_count;
 };
 
 /// Portable kernel source (see docs/kernels.md) and its compile options.
