@@ -38,15 +38,16 @@ std::unique_ptr<HostBuffer> OpenCLDevice::do_allocate_host(std::size_t bytes) {
 }
 
 std::shared_ptr<Program> OpenCLDevice::do_build_program(const ProgramSource& source,
-                                                        const std::string& full_source) {
+                                                        const ComposedSource& composed) {
   cl_int status = CL_SUCCESS;
-  cl::Program program(context_, full_source, false, &status);
+  cl::Program program(context_, composed.text, false, &status);
   check(status, "clCreateProgramWithSource(" + source.name + ")", label());
-  build_for_device(program, *this, source);
+  build_for_device(program, *this, source, composed.compiler_options);
   return std::make_shared<OpenCLProgram>(*this, source, std::move(program));
 }
 
 std::shared_ptr<Program> OpenCLDevice::do_load_program(const ProgramSource& source,
+                                                       const ComposedSource& composed,
                                                        std::span<const std::byte> binary) {
   cl_int status = CL_SUCCESS;
   cl_int binary_status = CL_SUCCESS;
@@ -57,7 +58,7 @@ std::shared_ptr<Program> OpenCLDevice::do_load_program(const ProgramSource& sour
   check(status, "clCreateProgramWithBinary(" + source.name + ")", label());
   cl::Program wrapped(program);  // takes ownership
   check(binary_status, "clCreateProgramWithBinary(" + source.name + ") binary status", label());
-  build_for_device(wrapped, *this, source);
+  build_for_device(wrapped, *this, source, composed.compiler_options);
   return std::make_shared<OpenCLProgram>(*this, source, std::move(wrapped));
 }
 

@@ -25,8 +25,9 @@ class OpenCLDevice final : public Device {
   std::unique_ptr<DeviceBuffer> do_allocate(std::size_t bytes) override;
   std::unique_ptr<HostBuffer> do_allocate_host(std::size_t bytes) override;
   std::shared_ptr<Program> do_build_program(const ProgramSource& source,
-                                            const std::string& full_source) override;
+                                            const ComposedSource& composed) override;
   std::shared_ptr<Program> do_load_program(const ProgramSource& source,
+                                           const ComposedSource& composed,
                                            std::span<const std::byte> binary) override;
 
   cl::Context context_;

@@ -32,7 +32,13 @@ std::string device_string(const QueriedDevice& queried, cl_device_info what, con
 }
 
 bool has_extension(const std::string& extensions, std::string_view name) {
-  return (" " + extensions + " ").find(" " + std::string(name) + " ") != std::string::npos;
+  std::string padded_list = " ";
+  padded_list += extensions;
+  padded_list += ' ';
+  std::string padded_name = " ";
+  padded_name += name;
+  padded_name += ' ';
+  return padded_list.find(padded_name) != std::string::npos;
 }
 
 /// "sm_90" on NVIDIA, "gfx90a" on AMD, PoCL's LLVM target, else the device name.

@@ -9,12 +9,13 @@
 
 namespace alloy::opencl {
 
-void build_for_device(cl::Program& program, OpenCLDevice& device, const ProgramSource& source) {
-  const cl_int status = program.build({device.cl_device()}, source.options.c_str());
+void build_for_device(cl::Program& program, OpenCLDevice& device, const ProgramSource& source,
+                      const std::string& options) {
+  const cl_int status = program.build({device.cl_device()}, options.c_str());
   if (status == CL_BUILD_PROGRAM_FAILURE || status == CL_INVALID_BUILD_OPTIONS) {
     std::string log;
     program.getBuildInfo(device.cl_device(), CL_PROGRAM_BUILD_LOG, &log);
-    if (status == CL_INVALID_BUILD_OPTIONS) log = "invalid build options: " + source.options;
+    if (status == CL_INVALID_BUILD_OPTIONS) log = "invalid build options: " + options;
     throw CompileError(source.name, declared_kernel_names(source.source), device.label(), log);
   }
   check(status, "clBuildProgram(" + source.name + ")", device.label());

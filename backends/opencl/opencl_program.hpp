@@ -12,7 +12,8 @@ class OpenCLDevice;
 
 /// Builds `program` for the one device, turning a failed build into a
 /// CompileError carrying the build log.
-void build_for_device(cl::Program& program, OpenCLDevice& device, const ProgramSource& source);
+void build_for_device(cl::Program& program, OpenCLDevice& device, const ProgramSource& source,
+                      const std::string& options);
 
 class OpenCLProgram final : public Program {
  public:

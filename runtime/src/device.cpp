@@ -38,12 +38,12 @@ std::unique_ptr<HostBuffer> Device::allocate_host(std::size_t bytes) {
 }
 
 std::shared_ptr<Program> Device::build_program(const ProgramSource& source) {
-  return do_build_program(source, compose_kernel_source(source.name, source.source));
+  return do_build_program(source, compose_kernel_source(source));
 }
 
 std::shared_ptr<Program> Device::load_program(const ProgramSource& source,
                                               std::span<const std::byte> binary) {
-  return do_load_program(source, binary);
+  return do_load_program(source, compose_kernel_source(source), binary);
 }
 
 }  // namespace alloy

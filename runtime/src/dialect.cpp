@@ -1,20 +1,62 @@
 // Puts the portable-dialect prelude in front of kernel sources.
 #include "alloy/dialect.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+
+#include "alloy/error.hpp"
 #include "embedded/alloy_prelude_source.hpp"
 
 namespace alloy {
 
 std::string_view kernel_prelude() { return alloy_kernels::alloy_prelude_source; }
 
-std::string compose_kernel_source(std::string_view name, std::string_view source) {
+namespace {
+
+bool is_macro_name(std::string_view name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+/// "#define NAME VALUE" for "NAME=VALUE", "#define NAME 1" for "NAME", as -D does.
+std::string define_line(const std::string& definition, const ProgramSource& source) {
+  const std::size_t equals = definition.find('=');
+  const std::string name = definition.substr(0, equals);
+  if (!is_macro_name(name)) {
+    throw InvalidArgument("program " + source.name + ": option -D" + definition +
+                          " does not name a macro; write -DNAME or -DNAME=VALUE");
+  }
+  const std::string value = equals == std::string::npos ? "1" : definition.substr(equals + 1);
+  return "#define " + name + " " + value + "\n";
+}
+
+}  // namespace
+
+ComposedSource compose_kernel_source(const ProgramSource& source) {
+  ComposedSource composed;
+  std::string defines;
+  std::istringstream options(source.options);
+  for (std::string option; options >> option;) {
+    if (option == "-D") {
+      std::string definition;
+      options >> definition;
+      defines += define_line(definition, source);
+    } else if (option.starts_with("-D")) {
+      defines += define_line(option.substr(2), source);
+    } else {
+      composed.compiler_options += (composed.compiler_options.empty() ? "" : " ") + option;
+    }
+  }
   // Quotes or backslashes in the name would end the #line string early.
   std::string line_name;
-  for (char c : name) line_name += (c == '"' || c == '\\') ? '_' : c;
-  std::string full(kernel_prelude());
-  full += "\n#line 1 \"" + line_name + "\"\n";
-  full += source;
-  return full;
+  for (char c : source.name) line_name += (c == '"' || c == '\\') ? '_' : c;
+  composed.text = std::string(kernel_prelude());
+  composed.text += "\n" + defines + "#line 1 \"" + line_name + "\"\n";
+  composed.text += source.source;
+  return composed;
 }
 
 std::uint64_t stable_hash(std::string_view text) {

@@ -22,8 +22,8 @@ constexpr std::string_view file_magic = "ALLOYPC1";
 constexpr std::uintmax_t max_file_bytes = std::uintmax_t{256} << 20;
 
 std::string cache_key(const Device& device, const ProgramSource& source) {
-  return device.info().fingerprint() + "\n" + source.options + "\n" +
-         compose_kernel_source(source.name, source.source);
+  const ComposedSource composed = compose_kernel_source(source);
+  return device.info().fingerprint() + "\n" + composed.compiler_options + "\n" + composed.text;
 }
 
 void append_u64(std::string& out, std::uint64_t value) {

@@ -139,7 +139,14 @@ std::shared_ptr<Event> Queue::launch(const Kernel& kernel, const LaunchRange& ra
                           std::to_string(args.size()) + "; pass one value per parameter in order");
   }
   for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i].kind == KernelArg::Kind::buffer) check_same_memory(device_, "launch", *args[i].buffer);
+    // Stricter than copies: a CUDA or HIP kernel cannot dereference another
+    // device's memory without peer access, so no backend may allow it.
+    if (args[i].kind == KernelArg::Kind::buffer && &args[i].buffer->device() != &device_) {
+      throw InvalidArgument("launch of '" + kernel.name() + "' on " + device_.label() +
+                            ": argument " + std::to_string(i) + " is a buffer of " +
+                            args[i].buffer->device().label() +
+                            "; copy it to this device first (Queue::copy)");
+    }
   }
   check_extent(device_, kernel, "global", range.global);
   if (range.local) check_extent(device_, kernel, "local", *range.local);

@@ -14,9 +14,22 @@ TEST_CASE("Unit.Dialect.prelude_covers_every_backend") {
 }
 
 TEST_CASE("Unit.Dialect.composed_source_keeps_user_line_numbers") {
-  const std::string composed = compose_kernel_source("my \"kernel\".cl", "KERNEL void k() {}");
-  CHECK(composed.starts_with(kernel_prelude()));
-  CHECK(composed.ends_with("\n#line 1 \"my _kernel_.cl\"\nKERNEL void k() {}"));
+  const ComposedSource composed =
+      compose_kernel_source({"my \"kernel\".cl", "KERNEL void k() {}", ""});
+  CHECK(composed.text.starts_with(kernel_prelude()));
+  CHECK(composed.text.ends_with("\n#line 1 \"my _kernel_.cl\"\nKERNEL void k() {}"));
+  CHECK(composed.compiler_options.empty());
+}
+
+TEST_CASE("Unit.Dialect.defines_become_lines_after_the_prelude") {
+  const ComposedSource composed =
+      compose_kernel_source({"k.cl", "body", "-DWGS=128 -cl-fast-relaxed-math -DFLAG -D T=float"});
+  CHECK(composed.text.ends_with(
+      "\n#define WGS 128\n#define FLAG 1\n#define T float\n#line 1 \"k.cl\"\nbody"));
+  CHECK(composed.compiler_options == "-cl-fast-relaxed-math");
+  CHECK_THROWS_WITH_AS(compose_kernel_source({"k.cl", "body", "-D3X=1"}),
+                       doctest::Contains("option -D3X=1 does not name a macro"),
+                       InvalidArgument);
 }
 
 TEST_CASE("Unit.Hash.fnv1a_reference_values") {

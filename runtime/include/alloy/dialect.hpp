@@ -5,15 +5,28 @@
 #include <cstdint>
 #include <string_view>
 
+#include "alloy/backend/program.hpp"
+
 namespace alloy {
 
 /// The prelude text (runtime/kernels/alloy_prelude.h): qualifiers, indices,
 /// barriers, atomics and math that read the same in OpenCL C, CUDA and HIP.
 std::string_view kernel_prelude();
 
-/// Prelude plus `source`, with a #line directive so compiler messages give
-/// line numbers of `source` under `name`.
-std::string compose_kernel_source(std::string_view name, std::string_view source);
+/// What a backend hands its compiler.
+struct ComposedSource {
+  /// The prelude, one #define per -D option, then the source under a #line
+  /// directive, so compiler messages give line numbers of the source file.
+  std::string text;
+  /// The options that are not -D defines, passed to the compiler unchanged.
+  std::string compiler_options;
+};
+
+/// Defines travel as #define lines rather than compiler options because
+/// NVRTC and hiprtc apply -D options to their own built-in headers too, where
+/// names such as T or B are template parameters. Throws InvalidArgument for a
+/// -D option without a valid macro name.
+ComposedSource compose_kernel_source(const ProgramSource& source);
 
 /// 64-bit FNV-1a: a stable hash for file names and source identities. Not for
 /// security; callers that must not confuse two inputs also compare them.

@@ -12,6 +12,7 @@
 #include "alloy/backend/program.hpp"
 #include "alloy/backend/queue.hpp"
 #include "alloy/device_info.hpp"
+#include "alloy/dialect.hpp"
 
 namespace alloy {
 
@@ -54,10 +55,11 @@ class Device {
   virtual std::unique_ptr<Queue> do_create_queue() = 0;
   virtual std::unique_ptr<DeviceBuffer> do_allocate(std::size_t bytes) = 0;
   virtual std::unique_ptr<HostBuffer> do_allocate_host(std::size_t bytes) = 0;
-  /// `full_source` is the prelude plus the user's source.
+  /// `composed` is what to give the compiler: prelude, defines and source.
   virtual std::shared_ptr<Program> do_build_program(const ProgramSource& source,
-                                                    const std::string& full_source) = 0;
+                                                    const ComposedSource& composed) = 0;
   virtual std::shared_ptr<Program> do_load_program(const ProgramSource& source,
+                                                   const ComposedSource& composed,
                                                    std::span<const std::byte> binary) = 0;
 
   DeviceInfo info_;
