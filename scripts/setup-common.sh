@@ -6,6 +6,7 @@ ALLOY_PACKAGES=(
   cmake ninja-build g++ pkg-config
   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd
   doctest-dev nlohmann-json3-dev libcli11-dev
+  libamdhip64-dev
 )
 
 alloy_missing_packages() {

@@ -58,10 +58,10 @@ std::string strip_comments_and_literals(std::string_view source) {
   return out;
 }
 
-/// `KERNEL [__attribute__((...))]... void <name> (`; the name is group 1.
+/// `KERNEL <attributes or macros> void <name> (`; the name is group 1.
 std::regex kernel_header(std::string_view name_pattern) {
-  return std::regex("\\bKERNEL\\s+(?:__attribute__\\s*\\(\\(.*?\\)\\)\\s*)*void\\s+(" +
-                    std::string(name_pattern) + ")\\s*\\(");
+  return std::regex("\\bKERNEL\\b[^;{}]*?\\bvoid\\s+(" + std::string(name_pattern) +
+                    ")\\s*\\(");
 }
 
 /// Splits a parameter list at top-level commas; nothing if parentheses do not balance.

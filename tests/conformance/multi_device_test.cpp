@@ -8,7 +8,7 @@ namespace {
 
 std::vector<Device*> pocl_devices() {
   std::vector<Device*> found;
-  for (Device* device : runtime().devices()) {
+  for (Device* device : selected_devices()) {
     if (device->info().name.starts_with("pthread") || device->info().name.starts_with("cpu-")) {
       found.push_back(device);
     }
@@ -18,7 +18,7 @@ std::vector<Device*> pocl_devices() {
 
 /// Two devices whose buffers one queue can reach, or none.
 std::pair<Device*, Device*> two_devices_sharing_memory() {
-  const std::vector<Device*>& devices = runtime().devices();
+  const std::vector<Device*> devices = selected_devices();
   for (Device* a : devices) {
     for (Device* b : devices) {
       if (a != b && a->shares_memory_with(*b)) return {a, b};

@@ -80,7 +80,12 @@ KERNEL void spin(const int iterations, GLOBAL float* restrict out) {
 }
 
 // Declared with an attribute: the runtime must still read its parameters.
-KERNEL __attribute__((reqd_work_group_size(64, 1, 1))) void add_attributed(
+#ifdef ALLOY_BACKEND_OPENCL
+#define WORK_GROUP_OF_64 __attribute__((reqd_work_group_size(64, 1, 1)))
+#else
+#define WORK_GROUP_OF_64 __launch_bounds__(64)
+#endif
+KERNEL WORK_GROUP_OF_64 void add_attributed(
     const int n, GLOBAL int* restrict values) {
   const int i = (int)get_global_id(0);
   if (i < n) values[i] += 1;

@@ -158,7 +158,7 @@ TEST_CASE("ProgramCache.Key.options_and_source_select_the_entry") {
 }
 
 TEST_CASE("ProgramCache.Memory.programs_are_per_device") {
-  const std::vector<Device*>& devices = runtime().devices();
+  const std::vector<Device*> devices = selected_devices();
   if (devices.size() < 2) {
     skip("needs two devices; run with POCL_DEVICES=\"pthread pthread\"");
     return;

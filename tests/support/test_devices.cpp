@@ -13,14 +13,34 @@ Runtime& runtime() {
   return shared;
 }
 
+std::string& selected_backend() {
+  static std::string backend;
+  return backend;
+}
+
+std::vector<Device*> selected_devices() {
+  std::vector<Device*> devices;
+  for (Device* device : runtime().devices()) {
+    if (selected_backend().empty() || device->info().backend == selected_backend()) {
+      devices.push_back(device);
+    }
+  }
+  return devices;
+}
+
 void for_each_device(const std::function<void(Device&)>& body) {
   std::string reasons;
   for (const BackendStatus& backend : runtime().backends()) {
     reasons += "\n  " + backend.name + ": " + (backend.reason.empty() ? "ok" : backend.reason);
+    if (backend.name == selected_backend() && backend.devices.empty()) {
+      skip(backend.name + " has no devices: " + backend.reason);
+      return;
+    }
   }
+  const std::vector<Device*> devices = selected_devices();
   INFO("backends:" << reasons);
-  REQUIRE_FALSE(runtime().devices().empty());
-  for (Device* device : runtime().devices()) {
+  REQUIRE_FALSE(devices.empty());
+  for (Device* device : devices) {
     const std::string device_label = device->label();
     CAPTURE(device_label);
     body(*device);

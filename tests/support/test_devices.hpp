@@ -15,8 +15,15 @@ namespace alloy::test {
 /// One Runtime for the whole test executable, as a program would hold it.
 Runtime& runtime();
 
-/// Runs `body` once per device of every backend; failures name the device.
-/// Fails the test when no backend has a device.
+/// The backend chosen with --alloy-backend=<name>; empty means all.
+std::string& selected_backend();
+
+/// The devices of the selected backend (all devices when none is selected).
+std::vector<Device*> selected_devices();
+
+/// Runs `body` once per selected device; failures name the device. With a
+/// backend selected that has no devices, skips with the backend's reason;
+/// without a selection, fails when no backend has a device.
 void for_each_device(const std::function<void(Device&)>& body);
 
 /// Reports the test as skipped (ctest's SKIP_REGULAR_EXPRESSION) with why.

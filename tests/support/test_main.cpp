@@ -3,6 +3,10 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "support/test_devices.hpp"
 
 int main(int argc, char** argv) {
   // Unless the caller chose otherwise: two PoCL devices, so every
@@ -10,6 +14,15 @@ int main(int argc, char** argv) {
   // have one; and a compile cache inside the build tree.
   setenv("POCL_DEVICES", "pthread pthread", 0);
   setenv("ALLOY_CACHE_DIR", ALLOY_TEST_CACHE_DIR, 0);
+  // --alloy-backend=<name> runs the device tests on that backend only;
+  // doctest ignores options it does not know.
+  constexpr std::string_view backend_option = "--alloy-backend=";
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view argument = argv[i];
+    if (argument.starts_with(backend_option)) {
+      alloy::test::selected_backend() = std::string(argument.substr(backend_option.size()));
+    }
+  }
   doctest::Context context(argc, argv);
   return context.run();
 }

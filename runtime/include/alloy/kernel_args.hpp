@@ -84,7 +84,7 @@ struct KernelSignature {
   std::vector<KernelParameter> parameters;
 };
 
-/// Finds `KERNEL void name(...)` (attributes allowed before `void`) in
+/// Finds `KERNEL void name(...)` (attributes or macros allowed before `void`) in
 /// portable source, ignoring comments and string literals. Returns nothing
 /// when the kernel is not declared exactly once that way in the text.
 std::optional<KernelSignature> find_kernel_signature(std::string_view source,

@@ -1,0 +1,252 @@
+// The CUDA driver API as a stream-model table, and the CUDA plugin's entry.
+#include "alloy/plugin.hpp"
+#include "cuda_compiler.hpp"
+#include "cuda_driver.hpp"
+#include "stream_api.hpp"
+#include "stream_platform.hpp"
+
+namespace alloy::cuda {
+namespace {
+
+using stream::DevicePointer;
+using stream::DeviceRef;
+using stream::FunctionAttribute;
+using stream::Handle;
+using stream::Status;
+
+const Driver& d() { return driver(); }
+
+CUstream as_stream(Handle handle) { return static_cast<CUstream>(handle); }
+CUevent as_event(Handle handle) { return static_cast<CUevent>(handle); }
+
+std::string status_name(Status status) {
+  const char* name = nullptr;
+  if (d().cuGetErrorName == nullptr ||
+      d().cuGetErrorName(static_cast<CUresult>(status), &name) != CUDA_SUCCESS || name == nullptr) {
+    return "unknown CUDA error";
+  }
+  return name;
+}
+
+Status device_info(int ordinal, DeviceInfo* info) {
+  CUdevice device = 0;
+  if (CUresult s = d().cuDeviceGet(&device, ordinal); s != CUDA_SUCCESS) return s;
+  char name[256] = {};
+  if (CUresult s = d().cuDeviceGetName(name, sizeof name, device); s != CUDA_SUCCESS) return s;
+  auto attribute = [&](CUdevice_attribute which) {
+    int value = 0;
+    d().cuDeviceGetAttribute(&value, which, device);
+    return value;
+  };
+  std::size_t memory = 0;
+  if (CUresult s = d().cuDeviceTotalMem(&memory, device); s != CUDA_SUCCESS) return s;
+  int driver_version = 0;
+  d().cuDriverGetVersion(&driver_version);
+
+  info->name = name;
+  info->vendor = "NVIDIA";
+  info->architecture = "sm_" + std::to_string(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)) +
+                       std::to_string(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
+  // Binaries depend on the compiler as much as on the driver: both go in.
+  info->driver_version = "CUDA " + std::to_string(driver_version / 1000) + "." +
+                         std::to_string(driver_version % 1000 / 10) + ", " + compiler_version();
+  info->compute_units = static_cast<unsigned>(attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
+  info->max_work_group_size = static_cast<std::size_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK));
+  info->max_work_item_sizes = {static_cast<std::size_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)),
+                               static_cast<std::size_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)),
+                               static_cast<std::size_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z))};
+  // Statically sized shared arrays are limited to this; more needs opt-in.
+  info->local_memory_bytes =
+      static_cast<std::size_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK));
+  info->global_memory_bytes = memory;
+  info->max_allocation_bytes = memory;  // CUDA has no smaller per-allocation limit
+  info->sub_group_width = static_cast<unsigned>(attribute(CU_DEVICE_ATTRIBUTE_WARP_SIZE));
+  return CUDA_SUCCESS;
+}
+
+Status parameter_count(std::size_t* count, Handle function) {
+  // Parameters are numbered densely: the first index that fails is the count.
+  std::size_t offset = 0;
+  std::size_t size = 0;
+  std::size_t index = 0;
+  while (d().cuFuncGetParamInfo(static_cast<CUfunction>(function), index, &offset, &size) ==
+         CUDA_SUCCESS) {
+    ++index;
+  }
+  *count = index;
+  return CUDA_SUCCESS;
+}
+
+stream::StreamApi make_api() {
+  stream::StreamApi api;
+  api.api = "CUDA";
+  api.backend = "cuda";
+  api.compiler = "NVRTC";
+  api.success = CUDA_SUCCESS;
+  api.not_ready = CUDA_ERROR_NOT_READY;
+  api.status_name = status_name;
+  api.compile = compile;
+
+  api.device_count = {[](int* count) -> Status { return d().cuDeviceGetCount(count); },
+                      "cuDeviceGetCount"};
+  api.device_info = {device_info, "cuDeviceGetAttribute"};
+  api.retain_context = {[](int ordinal, Handle* context) -> Status {
+                          CUdevice device = 0;
+                          if (CUresult s = d().cuDeviceGet(&device, ordinal); s != CUDA_SUCCESS) return s;
+                          CUcontext primary = nullptr;
+                          const CUresult s = d().cuDevicePrimaryCtxRetain(&primary, device);
+                          *context = primary;
+                          return s;
+                        },
+                        "cuDevicePrimaryCtxRetain"};
+  api.release_context = {[](int ordinal) -> Status {
+                           CUdevice device = 0;
+                           if (CUresult s = d().cuDeviceGet(&device, ordinal); s != CUDA_SUCCESS) return s;
+                           return d().cuDevicePrimaryCtxRelease(device);
+                         },
+                         "cuDevicePrimaryCtxRelease"};
+  api.make_current = {[](const DeviceRef& device) -> Status {
+                        return d().cuCtxSetCurrent(static_cast<CUcontext>(device.context));
+                      },
+                      "cuCtxSetCurrent"};
+
+  api.allocate = {[](DevicePointer* address, std::size_t bytes) -> Status {
+                    CUdeviceptr pointer = 0;
+                    const CUresult s = d().cuMemAlloc(&pointer, bytes);
+                    *address = pointer;
+                    return s;
+                  },
+                  "cuMemAlloc"};
+  api.free = {[](DevicePointer address) -> Status { return d().cuMemFree(address); }, "cuMemFree"};
+  api.allocate_host = {[](void** data, std::size_t bytes) -> Status {
+                         // Portable: usable for transfers to any device's context.
+                         return d().cuMemHostAlloc(data, bytes, CU_MEMHOSTALLOC_PORTABLE);
+                       },
+                       "cuMemHostAlloc"};
+  api.free_host = {[](void* data) -> Status { return d().cuMemFreeHost(data); }, "cuMemFreeHost"};
+
+  api.create_stream = {[](Handle* stream) -> Status {
+                         CUstream created = nullptr;
+                         // Non-blocking: no implicit ordering with the legacy default stream.
+                         const CUresult s = d().cuStreamCreate(&created, CU_STREAM_NON_BLOCKING);
+                         *stream = created;
+                         return s;
+                       },
+                       "cuStreamCreate"};
+  api.destroy_stream = {[](Handle stream) -> Status { return d().cuStreamDestroy(as_stream(stream)); },
+                        "cuStreamDestroy"};
+  api.synchronize_stream = {
+      [](Handle stream) -> Status { return d().cuStreamSynchronize(as_stream(stream)); },
+      "cuStreamSynchronize"};
+  api.stream_wait_event = {[](Handle stream, Handle event) -> Status {
+                             return d().cuStreamWaitEvent(as_stream(stream), as_event(event), 0);
+                           },
+                           "cuStreamWaitEvent"};
+
+  api.create_event = {[](Handle* event) -> Status {
+                        CUevent created = nullptr;
+                        const CUresult s = d().cuEventCreate(&created, CU_EVENT_DEFAULT);
+                        *event = created;
+                        return s;
+                      },
+                      "cuEventCreate"};
+  api.destroy_event = {[](Handle event) -> Status { return d().cuEventDestroy(as_event(event)); },
+                       "cuEventDestroy"};
+  api.record_event = {[](Handle event, Handle stream) -> Status {
+                        return d().cuEventRecord(as_event(event), as_stream(stream));
+                      },
+                      "cuEventRecord"};
+  api.synchronize_event = {
+      [](Handle event) -> Status { return d().cuEventSynchronize(as_event(event)); },
+      "cuEventSynchronize"};
+  api.query_event = {[](Handle event) -> Status { return d().cuEventQuery(as_event(event)); },
+                     "cuEventQuery"};
+  api.elapsed_time = {[](float* milliseconds, Handle start, Handle end) -> Status {
+                        return d().cuEventElapsedTime(milliseconds, as_event(start), as_event(end));
+                      },
+                      "cuEventElapsedTime"};
+
+  api.copy_to_device = {[](DevicePointer dst, const void* src, std::size_t bytes, Handle stream) -> Status {
+                          return d().cuMemcpyHtoDAsync(dst, src, bytes, as_stream(stream));
+                        },
+                        "cuMemcpyHtoDAsync"};
+  api.copy_to_host = {[](void* dst, DevicePointer src, std::size_t bytes, Handle stream) -> Status {
+                        return d().cuMemcpyDtoHAsync(dst, src, bytes, as_stream(stream));
+                      },
+                      "cuMemcpyDtoHAsync"};
+  api.copy_on_device = {[](DevicePointer dst, DevicePointer src, std::size_t bytes, Handle stream) -> Status {
+                          return d().cuMemcpyDtoDAsync(dst, src, bytes, as_stream(stream));
+                        },
+                        "cuMemcpyDtoDAsync"};
+  api.copy_peer = {[](DevicePointer dst, const DeviceRef& dst_device, DevicePointer src,
+                      const DeviceRef& src_device, std::size_t bytes, Handle stream) -> Status {
+                     return d().cuMemcpyPeerAsync(dst, static_cast<CUcontext>(dst_device.context), src,
+                                                  static_cast<CUcontext>(src_device.context), bytes,
+                                                  as_stream(stream));
+                   },
+                   "cuMemcpyPeerAsync"};
+  api.fill8 = {[](DevicePointer dst, unsigned char value, std::size_t count, Handle stream) -> Status {
+                 return d().cuMemsetD8Async(dst, value, count, as_stream(stream));
+               },
+               "cuMemsetD8Async"};
+  api.fill16 = {[](DevicePointer dst, unsigned short value, std::size_t count, Handle stream) -> Status {
+                  return d().cuMemsetD16Async(dst, value, count, as_stream(stream));
+                },
+                "cuMemsetD16Async"};
+  api.fill32 = {[](DevicePointer dst, unsigned int value, std::size_t count, Handle stream) -> Status {
+                  return d().cuMemsetD32Async(dst, value, count, as_stream(stream));
+                },
+                "cuMemsetD32Async"};
+
+  api.load_module = {[](Handle* module, const void* image) -> Status {
+                       CUmodule loaded = nullptr;
+                       const CUresult s = d().cuModuleLoadData(&loaded, image);
+                       *module = loaded;
+                       return s;
+                     },
+                     "cuModuleLoadData"};
+  api.unload_module = {[](Handle module) -> Status {
+                         return d().cuModuleUnload(static_cast<CUmodule>(module));
+                       },
+                       "cuModuleUnload"};
+  api.get_function = {[](Handle* function, Handle module, const char* name) -> Status {
+                        CUfunction found = nullptr;
+                        const CUresult s = d().cuModuleGetFunction(&found, static_cast<CUmodule>(module), name);
+                        *function = found;
+                        return s;
+                      },
+                      "cuModuleGetFunction"};
+  api.function_attribute = {[](int* value, FunctionAttribute which, Handle function) -> Status {
+                              const CUfunction_attribute attribute =
+                                  which == FunctionAttribute::max_threads_per_block
+                                      ? CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
+                                      : CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES;
+                              return d().cuFuncGetAttribute(value, attribute, static_cast<CUfunction>(function));
+                            },
+                            "cuFuncGetAttribute"};
+  if (d().cuFuncGetParamInfo != nullptr) api.parameter_count = {parameter_count, "cuFuncGetParamInfo"};
+  api.launch = {[](Handle function, const unsigned* grid, const unsigned* block, Handle stream,
+                   void** params) -> Status {
+                  return d().cuLaunchKernel(static_cast<CUfunction>(function), grid[0], grid[1], grid[2],
+                                            block[0], block[1], block[2], 0, as_stream(stream),
+                                            params, nullptr);
+                },
+                "cuLaunchKernel"};
+  return api;
+}
+
+Platform* create_platform() noexcept {
+  try {
+    const std::string problem = load_driver();
+    // Built after loading, since the optional calls depend on the driver.
+    static const stream::StreamApi api = make_api();
+    return stream::create_platform(api, problem);
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+}  // namespace
+}  // namespace alloy::cuda
+
+ALLOY_DEFINE_PLUGIN(alloy::cuda::create_platform)

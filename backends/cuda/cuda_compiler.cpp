@@ -1,0 +1,82 @@
+// NVRTC: portable kernel source to a cubin (or PTX) for one architecture.
+#include "cuda_compiler.hpp"
+
+#include <nvrtc.h>
+
+#include <algorithm>
+#include <sstream>
+#include <vector>
+
+namespace alloy::cuda {
+namespace {
+
+/// 90 for "sm_90" (also "sm_90a"); 0 when the text is no sm_ architecture.
+int architecture_number(const std::string& architecture) {
+  if (!architecture.starts_with("sm_")) return 0;
+  return std::atoi(architecture.c_str() + 3);
+}
+
+std::string choose_target(const std::string& architecture) {
+  int count = 0;
+  nvrtcGetNumSupportedArchs(&count);
+  std::vector<int> supported(static_cast<std::size_t>(count));
+  nvrtcGetSupportedArchs(supported.data());
+  const int wanted = architecture_number(architecture);
+  if (std::find(supported.begin(), supported.end(), wanted) != supported.end()) {
+    return "sm_" + std::to_string(wanted);
+  }
+  int fallback = supported.empty() ? 0 : supported.front();
+  for (int known : supported) {
+    if (known <= wanted) fallback = std::max(fallback, known);
+  }
+  return "compute_" + std::to_string(fallback);
+}
+
+}  // namespace
+
+stream::CompileResult compile(const std::string& source, const std::string& name,
+                              const std::string& options, const std::string& architecture) {
+  stream::CompileResult result;
+  result.target = choose_target(architecture);
+  nvrtcProgram program = nullptr;
+  nvrtcResult status = nvrtcCreateProgram(&program, source.c_str(), name.c_str(), 0, nullptr, nullptr);
+  if (status != NVRTC_SUCCESS) {
+    result.log = std::string("nvrtcCreateProgram failed: ") + nvrtcGetErrorString(status);
+    return result;
+  }
+  std::vector<std::string> words;
+  std::istringstream split(options);
+  for (std::string word; split >> word;) words.push_back(word);
+  words.push_back("--gpu-architecture=" + result.target);
+  std::vector<const char*> arguments;
+  for (const std::string& word : words) arguments.push_back(word.c_str());
+
+  status = nvrtcCompileProgram(program, static_cast<int>(arguments.size()), arguments.data());
+  std::size_t log_size = 0;
+  nvrtcGetProgramLogSize(program, &log_size);
+  result.log.resize(log_size);
+  nvrtcGetProgramLog(program, result.log.data());
+  while (!result.log.empty() && result.log.back() == '\0') result.log.pop_back();
+
+  if (status == NVRTC_SUCCESS) {
+    const bool cubin = result.target.starts_with("sm_");
+    std::size_t size = 0;
+    cubin ? nvrtcGetCUBINSize(program, &size) : nvrtcGetPTXSize(program, &size);
+    result.binary.resize(size);  // PTX's size counts its terminating NUL, which loading needs
+    auto* bytes = reinterpret_cast<char*>(result.binary.data());
+    status = cubin ? nvrtcGetCUBIN(program, bytes) : nvrtcGetPTX(program, bytes);
+    result.ok = status == NVRTC_SUCCESS;
+  }
+  if (!result.ok && result.log.empty()) result.log = nvrtcGetErrorString(status);
+  nvrtcDestroyProgram(&program);
+  return result;
+}
+
+std::string compiler_version() {
+  int major = 0;
+  int minor = 0;
+  nvrtcVersion(&major, &minor);
+  return "NVRTC " + std::to_string(major) + "." + std::to_string(minor);
+}
+
+}  // namespace alloy::cuda

@@ -1,0 +1,56 @@
+// hiprtc: portable kernel source to an AMD code object for one architecture.
+#include "hip_compiler.hpp"
+
+#include <hip/hiprtc.h>
+
+#include <sstream>
+#include <vector>
+
+namespace alloy::hip {
+
+stream::CompileResult compile(const std::string& source, const std::string& name,
+                              const std::string& options, const std::string& architecture) {
+  stream::CompileResult result;
+  result.target = architecture;
+  hiprtcProgram program = nullptr;
+  hiprtcResult status =
+      hiprtcCreateProgram(&program, source.c_str(), name.c_str(), 0, nullptr, nullptr);
+  if (status != HIPRTC_SUCCESS) {
+    result.log = std::string("hiprtcCreateProgram failed: ") + hiprtcGetErrorString(status);
+    return result;
+  }
+  std::vector<std::string> words;
+  std::istringstream split(options);
+  for (std::string word; split >> word;) words.push_back(word);
+  // Without a target hiprtc asks the (absent) GPU and fails with an empty log.
+  words.push_back("--offload-arch=" + architecture);
+  std::vector<const char*> arguments;
+  for (const std::string& word : words) arguments.push_back(word.c_str());
+
+  status = hiprtcCompileProgram(program, static_cast<int>(arguments.size()), arguments.data());
+  std::size_t log_size = 0;
+  hiprtcGetProgramLogSize(program, &log_size);
+  result.log.resize(log_size);
+  if (log_size > 0) hiprtcGetProgramLog(program, result.log.data());
+  while (!result.log.empty() && result.log.back() == '\0') result.log.pop_back();
+
+  if (status == HIPRTC_SUCCESS) {
+    std::size_t size = 0;
+    hiprtcGetCodeSize(program, &size);
+    result.binary.resize(size);
+    status = hiprtcGetCode(program, reinterpret_cast<char*>(result.binary.data()));
+    result.ok = status == HIPRTC_SUCCESS && size > 0;
+  }
+  if (!result.ok && result.log.empty()) result.log = hiprtcGetErrorString(status);
+  hiprtcDestroyProgram(&program);
+  return result;
+}
+
+std::string compiler_version() {
+  int major = 0;
+  int minor = 0;
+  hiprtcVersion(&major, &minor);
+  return "hiprtc " + std::to_string(major) + "." + std::to_string(minor);
+}
+
+}  // namespace alloy::hip

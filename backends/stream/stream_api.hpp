@@ -1,0 +1,106 @@
+// The calls in which the stream-model APIs (CUDA driver API, HIP module API)
+// differ, as one table per API. Everything else - devices, queues, events,
+// memory, programs - is one implementation over this table, so the code that
+// drives AMD GPUs is the code that is tested on NVIDIA GPUs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "alloy/device_info.hpp"
+
+namespace alloy::stream {
+
+using Status = int;                  ///< CUresult or hipError_t
+using DevicePointer = std::uint64_t;  ///< CUdeviceptr or hipDeviceptr_t
+using Handle = void*;                 ///< a context, stream, event, module or function
+
+/// A vendor call, with the vendor's name for it, which errors report.
+template <class Signature>
+struct Call;
+
+template <class... Args>
+struct Call<Status(Args...)> {
+  Status (*function)(Args...) = nullptr;
+  const char* name = "";
+
+  Status operator()(Args... args) const { return function(args...); }
+};
+
+/// One device as the calls that need a device see it.
+struct DeviceRef {
+  int ordinal = 0;
+  Handle context = nullptr;  ///< CUDA's primary context; unused by HIP
+};
+
+enum class FunctionAttribute { max_threads_per_block, static_shared_bytes };
+
+/// What the runtime compiler (NVRTC, hiprtc) produced; never an exception,
+/// so that offline checks can report every failure.
+struct CompileResult {
+  bool ok = false;
+  std::string log;
+  std::vector<std::byte> binary;  ///< what load_module takes
+  std::string target;             ///< what it was compiled for, e.g. "sm_90" or "compute_90"
+};
+
+struct StreamApi {
+  std::string api;      ///< "CUDA" or "HIP", for messages
+  std::string backend;  ///< "cuda" or "hip"
+  std::string compiler;  ///< "NVRTC" or "hiprtc"
+  Status success = 0;
+  Status not_ready = 0;  ///< query_event's answer while the event is pending
+  std::string (*status_name)(Status) = nullptr;
+
+  Call<Status(int*)> device_count;
+  /// Fills everything but `backend`.
+  Call<Status(int ordinal, DeviceInfo*)> device_info;
+  Call<Status(int ordinal, Handle* context)> retain_context;
+  Call<Status(int ordinal)> release_context;
+  /// Binds the device to the calling thread, as every other call expects.
+  Call<Status(const DeviceRef&)> make_current;
+
+  Call<Status(DevicePointer*, std::size_t)> allocate;
+  Call<Status(DevicePointer)> free;
+  Call<Status(void**, std::size_t)> allocate_host;
+  Call<Status(void*)> free_host;
+
+  Call<Status(Handle*)> create_stream;
+  Call<Status(Handle)> destroy_stream;
+  Call<Status(Handle)> synchronize_stream;
+  Call<Status(Handle stream, Handle event)> stream_wait_event;
+
+  Call<Status(Handle*)> create_event;
+  Call<Status(Handle)> destroy_event;
+  Call<Status(Handle event, Handle stream)> record_event;
+  Call<Status(Handle)> synchronize_event;
+  Call<Status(Handle)> query_event;
+  Call<Status(float* milliseconds, Handle start, Handle end)> elapsed_time;
+
+  Call<Status(DevicePointer, const void*, std::size_t, Handle)> copy_to_device;
+  Call<Status(void*, DevicePointer, std::size_t, Handle)> copy_to_host;
+  Call<Status(DevicePointer, DevicePointer, std::size_t, Handle)> copy_on_device;
+  Call<Status(DevicePointer, const DeviceRef&, DevicePointer, const DeviceRef&, std::size_t, Handle)>
+      copy_peer;
+  Call<Status(DevicePointer, unsigned char, std::size_t, Handle)> fill8;
+  Call<Status(DevicePointer, unsigned short, std::size_t, Handle)> fill16;
+  Call<Status(DevicePointer, unsigned int, std::size_t, Handle)> fill32;
+
+  Call<Status(Handle* module, const void* image)> load_module;
+  Call<Status(Handle module)> unload_module;
+  Call<Status(Handle* function, Handle module, const char* name)> get_function;
+  Call<Status(int*, FunctionAttribute, Handle function)> function_attribute;
+  /// Optional (null where the API cannot tell the parameter count).
+  Call<Status(std::size_t*, Handle function)> parameter_count;
+  Call<Status(Handle function, const unsigned* grid, const unsigned* block, Handle stream,
+              void** params)>
+      launch;
+
+  /// Compiles composed source for a device architecture ("sm_90", "gfx90a").
+  CompileResult (*compile)(const std::string& source, const std::string& name,
+                           const std::string& options, const std::string& architecture) = nullptr;
+};
+
+}  // namespace alloy::stream

@@ -1,0 +1,73 @@
+// Device-level operations of the stream-model backends.
+#include "stream_device.hpp"
+
+#include "alloy/error.hpp"
+#include "stream_check.hpp"
+#include "stream_memory.hpp"
+#include "stream_program.hpp"
+#include "stream_queue.hpp"
+
+namespace alloy::stream {
+
+StreamDevice::StreamDevice(const StreamApi& api, int ordinal, DeviceInfo info)
+    : Device(std::move(info)), api_(api) {
+  ref_.ordinal = ordinal;
+  check(api_, api_.retain_context(ordinal, &ref_.context), api_.retain_context.name, label());
+  make_current();
+  check(api_, api_.create_event(&epoch_), api_.create_event.name, label());
+  // Recorded on the default stream, which waits for nothing yet: the epoch
+  // completes at once and precedes every later command.
+  check(api_, api_.record_event(epoch_, nullptr), api_.record_event.name, label());
+  check(api_, api_.synchronize_event(epoch_), api_.synchronize_event.name, label());
+}
+
+StreamDevice::~StreamDevice() {
+  if (epoch_ != nullptr) {
+    check_in_destructor(api_, api_.make_current(ref_), api_.make_current.name, label());
+    check_in_destructor(api_, api_.destroy_event(epoch_), api_.destroy_event.name, label());
+  }
+  check_in_destructor(api_, api_.release_context(ref_.ordinal), api_.release_context.name, label());
+}
+
+void StreamDevice::make_current() const {
+  check(api_, api_.make_current(ref_), api_.make_current.name, label());
+}
+
+bool StreamDevice::shares_memory_with(const Device& other) const {
+  // Peer copies work between any two devices of one API in a process; they
+  // go through host memory where the devices have no direct path.
+  const auto* other_device = dynamic_cast<const StreamDevice*>(&other);
+  return other_device != nullptr && &other_device->api_ == &api_;
+}
+
+std::unique_ptr<Queue> StreamDevice::do_create_queue() {
+  return std::make_unique<StreamQueue>(*this);
+}
+
+std::unique_ptr<DeviceBuffer> StreamDevice::do_allocate(std::size_t bytes) {
+  return std::make_unique<StreamBuffer>(*this, bytes);
+}
+
+std::unique_ptr<HostBuffer> StreamDevice::do_allocate_host(std::size_t bytes) {
+  return std::make_unique<StreamHostBuffer>(*this, bytes);
+}
+
+std::shared_ptr<Program> StreamDevice::do_build_program(const ProgramSource& source,
+                                                        const ComposedSource& composed) {
+  CompileResult compiled =
+      api_.compile(composed.text, source.name, composed.compiler_options, info().architecture);
+  if (!compiled.ok) {
+    throw CompileError(source.name, declared_kernel_names(source.source), label(),
+                       api_.compiler + " (" + compiled.target + "): " + compiled.log);
+  }
+  return std::make_shared<StreamProgram>(*this, source, std::move(compiled.binary));
+}
+
+std::shared_ptr<Program> StreamDevice::do_load_program(const ProgramSource& source,
+                                                       const ComposedSource&,
+                                                       std::span<const std::byte> binary) {
+  return std::make_shared<StreamProgram>(*this, source,
+                                         std::vector<std::byte>(binary.begin(), binary.end()));
+}
+
+}  // namespace alloy::stream

@@ -1,0 +1,35 @@
+// Allocation and release of CUDA/HIP device and pinned host memory.
+#include "stream_memory.hpp"
+
+#include "stream_check.hpp"
+#include "stream_device.hpp"
+
+namespace alloy::stream {
+
+StreamBuffer::StreamBuffer(StreamDevice& device, std::size_t bytes)
+    : DeviceBuffer(device, bytes), device_(device) {
+  const StreamApi& api = device.api();
+  device.make_current();
+  check(api, api.allocate(&address_, bytes), api.allocate.name, device.label());
+}
+
+StreamBuffer::~StreamBuffer() {
+  const StreamApi& api = device_.api();
+  check_in_destructor(api, api.make_current(device_.ref()), api.make_current.name, device_.label());
+  check_in_destructor(api, api.free(address_), api.free.name, device_.label());
+}
+
+StreamHostBuffer::StreamHostBuffer(StreamDevice& device, std::size_t bytes)
+    : HostBuffer(bytes), device_(device) {
+  const StreamApi& api = device.api();
+  device.make_current();
+  check(api, api.allocate_host(&data_, bytes), api.allocate_host.name, device.label());
+}
+
+StreamHostBuffer::~StreamHostBuffer() {
+  const StreamApi& api = device_.api();
+  check_in_destructor(api, api.make_current(device_.ref()), api.make_current.name, device_.label());
+  check_in_destructor(api, api.free_host(data_), api.free_host.name, device_.label());
+}
+
+}  // namespace alloy::stream

@@ -1,0 +1,205 @@
+// Transfers, fills and launches on a CUDA/HIP stream, with timing events.
+#include "stream_queue.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "stream_check.hpp"
+#include "stream_device.hpp"
+#include "stream_memory.hpp"
+#include "stream_program.hpp"
+
+namespace alloy::stream {
+namespace {
+
+DevicePointer address_of(const DeviceBuffer& buffer, std::size_t offset) {
+  return static_cast<const StreamBuffer&>(buffer).address() + offset;
+}
+
+const DeviceRef& ref_of(const DeviceBuffer& buffer) {
+  return static_cast<const StreamDevice&>(buffer.device()).ref();
+}
+
+/// The largest divisor of `extent` up to `limit`: without a local size from
+/// the caller, blocks must still tile the global size exactly.
+unsigned largest_divisor_up_to(std::size_t extent, std::size_t limit) {
+  for (std::size_t candidate = std::min(extent, limit); candidate > 1; --candidate) {
+    if (extent % candidate == 0) return static_cast<unsigned>(candidate);
+  }
+  return 1;
+}
+
+}  // namespace
+
+StreamEvent::StreamEvent(StreamDevice& device, Handle start, Handle end)
+    : device_(device), start_(start), end_(end) {}
+
+StreamEvent::~StreamEvent() {
+  const StreamApi& api = device_.api();
+  check_in_destructor(api, api.destroy_event(start_), api.destroy_event.name, device_.label());
+  check_in_destructor(api, api.destroy_event(end_), api.destroy_event.name, device_.label());
+}
+
+void StreamEvent::wait() {
+  const StreamApi& api = device_.api();
+  check(api, api.synchronize_event(end_), api.synchronize_event.name, device_.label());
+}
+
+bool StreamEvent::is_complete() const {
+  const StreamApi& api = device_.api();
+  const Status status = api.query_event(end_);
+  if (status == api.not_ready) return false;
+  check(api, status, api.query_event.name, device_.label());
+  return true;
+}
+
+EventTiming StreamEvent::timing() {
+  wait();
+  const StreamApi& api = device_.api();
+  float start_ms = 0.0f;
+  float end_ms = 0.0f;
+  check(api, api.elapsed_time(&start_ms, device_.epoch(), start_), api.elapsed_time.name,
+        device_.label());
+  check(api, api.elapsed_time(&end_ms, device_.epoch(), end_), api.elapsed_time.name,
+        device_.label());
+  EventTiming timing;
+  timing.started_ns = static_cast<std::uint64_t>(static_cast<double>(start_ms) * 1e6);
+  timing.ended_ns = std::max(timing.started_ns, static_cast<std::uint64_t>(end_ms * 1e6));
+  timing.queued_ns = timing.started_ns;
+  return timing;
+}
+
+StreamQueue::StreamQueue(StreamDevice& device)
+    : Queue(device), device_(device), api_(device.api()) {
+  device_.make_current();
+  check(api_, api_.create_stream(&stream_), api_.create_stream.name, device_.label());
+}
+
+StreamQueue::~StreamQueue() {
+  check_in_destructor(api_, api_.make_current(device_.ref()), api_.make_current.name,
+                      device_.label());
+  check_in_destructor(api_, api_.synchronize_stream(stream_), api_.synchronize_stream.name,
+                      device_.label());
+  check_in_destructor(api_, api_.destroy_stream(stream_), api_.destroy_stream.name,
+                      device_.label());
+}
+
+template <class Command>
+std::shared_ptr<Event> StreamQueue::enqueue(const char* call, Command command) {
+  device_.make_current();
+  Handle start = nullptr;
+  Handle end = nullptr;
+  check(api_, api_.create_event(&start), api_.create_event.name, device_.label());
+  if (const Status status = api_.create_event(&end); status != api_.success) {
+    check_in_destructor(api_, api_.destroy_event(start), api_.destroy_event.name, device_.label());
+    check(api_, status, api_.create_event.name, device_.label());
+  }
+  // Owns both events from here on, also when a call below fails.
+  auto event = std::make_shared<StreamEvent>(device_, start, end);
+  check(api_, api_.record_event(start, stream_), api_.record_event.name, device_.label());
+  check(api_, command(), call, device_.label());
+  check(api_, api_.record_event(end, stream_), api_.record_event.name, device_.label());
+  return event;
+}
+
+std::shared_ptr<Event> StreamQueue::do_write(DeviceBuffer& dst, std::size_t dst_offset,
+                                             const void* src, std::size_t bytes) {
+  return enqueue(api_.copy_to_device.name, [&] {
+    return api_.copy_to_device(address_of(dst, dst_offset), src, bytes, stream_);
+  });
+}
+
+std::shared_ptr<Event> StreamQueue::do_read(const DeviceBuffer& src, std::size_t src_offset,
+                                            void* dst, std::size_t bytes) {
+  return enqueue(api_.copy_to_host.name, [&] {
+    return api_.copy_to_host(dst, address_of(src, src_offset), bytes, stream_);
+  });
+}
+
+std::shared_ptr<Event> StreamQueue::do_copy(const DeviceBuffer& src, std::size_t src_offset,
+                                            DeviceBuffer& dst, std::size_t dst_offset,
+                                            std::size_t bytes) {
+  const DevicePointer from = address_of(src, src_offset);
+  const DevicePointer to = address_of(dst, dst_offset);
+  if (&src.device() == &device_ && &dst.device() == &device_) {
+    return enqueue(api_.copy_on_device.name,
+                   [&] { return api_.copy_on_device(to, from, bytes, stream_); });
+  }
+  return enqueue(api_.copy_peer.name, [&] {
+    return api_.copy_peer(to, ref_of(dst), from, ref_of(src), bytes, stream_);
+  });
+}
+
+std::shared_ptr<Event> StreamQueue::do_fill(DeviceBuffer& dst, std::size_t offset,
+                                            const void* pattern, std::size_t pattern_bytes,
+                                            std::size_t bytes) {
+  const DevicePointer to = address_of(dst, offset);
+  const std::size_t count = bytes / pattern_bytes;
+  switch (pattern_bytes) {
+    case 1: {
+      unsigned char value;
+      std::memcpy(&value, pattern, 1);
+      return enqueue(api_.fill8.name, [&] { return api_.fill8(to, value, count, stream_); });
+    }
+    case 2: {
+      unsigned short value;
+      std::memcpy(&value, pattern, 2);
+      return enqueue(api_.fill16.name, [&] { return api_.fill16(to, value, count, stream_); });
+    }
+    default: {
+      unsigned int value;
+      std::memcpy(&value, pattern, 4);
+      return enqueue(api_.fill32.name, [&] { return api_.fill32(to, value, count, stream_); });
+    }
+  }
+}
+
+std::shared_ptr<Event> StreamQueue::do_launch(const Kernel& kernel, const LaunchRange& range,
+                                              std::span<const KernelArg> args) {
+  const auto& stream_kernel = static_cast<const StreamKernel&>(kernel);
+  std::array<unsigned, 3> block{1, 1, 1};
+  std::array<unsigned, 3> grid{1, 1, 1};
+  for (unsigned d = 0; d < 3; ++d) {
+    block[d] = range.local ? static_cast<unsigned>((*range.local)[d])
+               : d == 0    ? largest_divisor_up_to(range.global[0],
+                                                   std::min<std::size_t>(
+                                                       256, kernel.attributes().max_work_group_size))
+                           : 1;
+    grid[d] = static_cast<unsigned>(range.global[d] / block[d]);
+  }
+  // The launch reads each parameter through a pointer to its value.
+  std::vector<DevicePointer> addresses(args.size());
+  std::vector<void*> params(args.size());
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i].kind == KernelArg::Kind::buffer) {
+      addresses[i] = address_of(*args[i].buffer, 0);
+      params[i] = &addresses[i];
+    } else {
+      params[i] = const_cast<std::byte*>(args[i].value.data());
+    }
+  }
+  return enqueue(api_.launch.name, [&] {
+    return api_.launch(stream_kernel.function(), grid.data(), block.data(), stream_,
+                       params.data());
+  });
+}
+
+void StreamQueue::do_wait_for(Event& event) {
+  auto* stream_event = dynamic_cast<StreamEvent*>(&event);
+  if (stream_event == nullptr || &stream_event->device().api() != &api_) {
+    // Another API's event cannot enter this stream: the host waits instead.
+    event.wait();
+    return;
+  }
+  device_.make_current();
+  check(api_, api_.stream_wait_event(stream_, stream_event->end()), api_.stream_wait_event.name,
+        device_.label());
+}
+
+void StreamQueue::do_finish() {
+  device_.make_current();
+  check(api_, api_.synchronize_stream(stream_), api_.synchronize_stream.name, device_.label());
+}
+
+}  // namespace alloy::stream

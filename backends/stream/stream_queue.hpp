@@ -1,0 +1,62 @@
+// A CUDA/HIP stream as an alloy queue; each command is bracketed by two events.
+#pragma once
+
+#include "alloy/backend/queue.hpp"
+#include "stream_api.hpp"
+
+namespace alloy::stream {
+
+class StreamDevice;
+
+/// Device-side start and end of one command. Timestamps are read as times
+/// since the device's epoch event; the APIs give them in float milliseconds,
+/// so resolution is about 0.5 µs for the first seconds and coarsens later.
+class StreamEvent final : public Event {
+ public:
+  StreamEvent(StreamDevice& device, Handle start, Handle end);
+  ~StreamEvent() override;
+
+  void wait() override;
+  bool is_complete() const override;
+  /// The APIs record no queueing time: queued_ns equals started_ns.
+  EventTiming timing() override;
+  const StreamDevice& device() const { return device_; }
+  Handle end() const { return end_; }
+
+ private:
+  StreamDevice& device_;
+  Handle start_;
+  Handle end_;
+};
+
+class StreamQueue final : public Queue {
+ public:
+  explicit StreamQueue(StreamDevice& device);
+  ~StreamQueue() override;
+
+ private:
+  std::shared_ptr<Event> do_write(DeviceBuffer& dst, std::size_t dst_offset, const void* src,
+                                  std::size_t bytes) override;
+  std::shared_ptr<Event> do_read(const DeviceBuffer& src, std::size_t src_offset, void* dst,
+                                 std::size_t bytes) override;
+  std::shared_ptr<Event> do_copy(const DeviceBuffer& src, std::size_t src_offset,
+                                 DeviceBuffer& dst, std::size_t dst_offset,
+                                 std::size_t bytes) override;
+  std::shared_ptr<Event> do_fill(DeviceBuffer& dst, std::size_t offset, const void* pattern,
+                                 std::size_t pattern_bytes, std::size_t bytes) override;
+  std::shared_ptr<Event> do_launch(const Kernel& kernel, const LaunchRange& range,
+                                   std::span<const KernelArg> args) override;
+  void do_wait_for(Event& event) override;
+  void do_finish() override;
+
+  /// Makes the device current, records a start event, runs `command` (which
+  /// returns the vendor status), records an end event.
+  template <class Command>
+  std::shared_ptr<Event> enqueue(const char* call, Command command);
+
+  StreamDevice& device_;
+  const StreamApi& api_;
+  Handle stream_ = nullptr;
+};
+
+}  // namespace alloy::stream
