@@ -31,8 +31,9 @@ TEST_CASE("Errors.Compile.syntax_error_gives_log_and_kernel_name") {
       CHECK(contains(message, device.label()));
       CHECK_FALSE(error.log().empty());
       CHECK(contains(message, error.log()));
-      // The #line directive after the prelude makes the log point into broken.cl.
-      CHECK(contains(error.log(), "broken.cl:"));
+      // The #line directive after the prelude makes the log point into
+      // broken.cl: "broken.cl:4:31" (clang) or "broken.cl(5)" (NVRTC).
+      CHECK((contains(error.log(), "broken.cl:") || contains(error.log(), "broken.cl(")));
     }
     check_saxpy_works(device);
   });
@@ -173,11 +174,14 @@ TEST_CASE("Errors.Program.unknown_kernel_name") {
   for_each_device([](Device& device) {
     auto program =
         runtime().program(device, {"saxpy.cl", std::string(alloy_kernels::saxpy_source), ""});
-    CHECK_THROWS_WITH_AS(program->kernel("saxpi"),
-                         doctest::Contains(("saxpy.cl has no kernel named 'saxpi' (on " +
-                                            device.label() + "); it declares: saxpy")
-                                               .c_str()),
-                         InvalidArgument);
+    try {
+      program->kernel("saxpi");
+      FAIL("a kernel name the program lacks was accepted");
+    } catch (const InvalidArgument& error) {
+      CHECK(contains(error.what(), "saxpy.cl has no kernel named 'saxpi'"));
+      CHECK(contains(error.what(), device.label()));
+      CHECK(contains(error.what(), "it declares: saxpy"));
+    }
     check_saxpy_works(device);
   });
 }

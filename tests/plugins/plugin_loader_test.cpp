@@ -50,8 +50,14 @@ bool contains(const std::string& text, const std::string& part) {
 
 /// The broken plugin must not cost the working backends their devices.
 void check_still_usable(Runtime& runtime) {
-  REQUIRE_FALSE(runtime.devices().empty());
-  check_saxpy_works(*runtime.devices().front(), runtime);
+  const ScopedPluginPath no_extra_plugins("");
+  const Runtime undisturbed;
+  for (const BackendStatus& expected : undisturbed.backends()) {
+    const BackendStatus* found = find_named(runtime, expected.name);
+    REQUIRE(found != nullptr);
+    CHECK(found->devices.size() == expected.devices.size());
+  }
+  if (!runtime.devices().empty()) check_saxpy_works(*runtime.devices().front(), runtime);
 }
 
 }  // namespace
@@ -61,7 +67,8 @@ TEST_CASE("Plugins.Loader.opencl_found_beside_runtime") {
   const BackendStatus* opencl = find_named(runtime, "opencl");
   REQUIRE(opencl != nullptr);
   CHECK(opencl->library == fs::canonical(RUNTIME_LIBRARY_DIR) / "liballoy_backend_opencl.so");
-  CHECK(opencl->reason.empty());
+  // Loaded: any reason left is the driver's (no OpenCL platform), not the loader's.
+  CHECK(opencl->reason.find("cannot load") == std::string::npos);
 }
 
 TEST_CASE("Plugins.Loader.path_folders_come_after_runtime_folder") {
@@ -81,7 +88,7 @@ TEST_CASE("Plugins.Loader.path_folders_come_after_runtime_folder") {
     const BackendStatus* extra = find_named(runtime, "extra");
     REQUIRE(extra != nullptr);
     CHECK(extra->library == dir / "liballoy_backend_extra.so");
-    CHECK_FALSE(extra->devices.empty());
+    CHECK(extra->devices.size() == opencl->devices.size());  // the same plugin, loaded twice
   }
   fs::remove_all(dir);
 }

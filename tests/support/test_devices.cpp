@@ -2,6 +2,8 @@
 #include "support/test_devices.hpp"
 
 #include <cstdio>
+#include <cstdlib>
+#include <sstream>
 
 #include "embedded/conformance_source.hpp"
 #include "embedded/saxpy_source.hpp"
@@ -16,6 +18,16 @@ Runtime& runtime() {
 std::string& selected_backend() {
   static std::string backend;
   return backend;
+}
+
+bool is_required(const std::string& backend) {
+  const char* required = std::getenv("ALLOY_REQUIRE_BACKENDS");
+  if (required == nullptr) return false;
+  std::stringstream list(required);
+  for (std::string name; std::getline(list, name, ',');) {
+    if (name == backend) return true;
+  }
+  return false;
 }
 
 std::vector<Device*> selected_devices() {
@@ -33,7 +45,9 @@ void for_each_device(const std::function<void(Device&)>& body) {
   for (const BackendStatus& backend : runtime().backends()) {
     reasons += "\n  " + backend.name + ": " + (backend.reason.empty() ? "ok" : backend.reason);
     if (backend.name == selected_backend() && backend.devices.empty()) {
-      skip(backend.name + " has no devices: " + backend.reason);
+      const std::string why = backend.name + " has no devices: " + backend.reason;
+      if (is_required(backend.name)) FAIL(why << " (ALLOY_REQUIRE_BACKENDS requires it)");
+      skip(why);
       return;
     }
   }

@@ -21,9 +21,15 @@ std::string& selected_backend();
 /// The devices of the selected backend (all devices when none is selected).
 std::vector<Device*> selected_devices();
 
+/// True when ALLOY_REQUIRE_BACKENDS (comma-separated, e.g. "opencl,cuda")
+/// names `backend`: its absence is then a failure, not a skip. scripts/test
+/// requires opencl, which it installs (PoCL).
+bool is_required(const std::string& backend);
+
 /// Runs `body` once per selected device; failures name the device. With a
-/// backend selected that has no devices, skips with the backend's reason;
-/// without a selection, fails when no backend has a device.
+/// backend selected that has no devices, skips with the backend's reason
+/// (fails if the backend is required); without a selection, fails when no
+/// backend has a device.
 void for_each_device(const std::function<void(Device&)>& body);
 
 /// Reports the test as skipped (ctest's SKIP_REGULAR_EXPRESSION) with why.

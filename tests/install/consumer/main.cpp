@@ -6,11 +6,14 @@
 
 int main() {
   alloy::Runtime runtime;
-  if (runtime.devices().empty()) {
-    for (const alloy::BackendStatus& backend : runtime.backends()) {
-      std::fprintf(stderr, "%s: %s\n", backend.name.c_str(), backend.reason.c_str());
+  // Every plugin built must have been found in the install tree.
+  for (const alloy::BackendStatus& backend : runtime.backends()) {
+    std::printf("%s: %s %s\n", backend.name.c_str(), backend.library.c_str(),
+                backend.reason.c_str());
+    if (backend.name == "opencl" && backend.library.empty()) {
+      std::fprintf(stderr, "the installed OpenCL plugin was not found\n");
+      return 1;
     }
-    return 1;
   }
   const char* source = "KERNEL void add_one(const int n, GLOBAL int* v) {\n"
                        "  const int i = (int)get_global_id(0);\n"
