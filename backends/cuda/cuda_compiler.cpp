@@ -1,9 +1,12 @@
 // NVRTC: portable kernel source to a cubin (or PTX) for one architecture.
 #include "cuda_compiler.hpp"
 
+#include <dlfcn.h>
 #include <nvrtc.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <mutex>
 #include <sstream>
 #include <vector>
 
@@ -14,6 +17,30 @@ namespace {
 int architecture_number(const std::string& architecture) {
   if (!architecture.starts_with("sm_")) return 0;
   return std::atoi(architecture.c_str() + 3);
+}
+
+/// NVRTC opens libnvrtc-builtins by name at its first compile, which fails
+/// where the toolkit's folder is not in the loader's search path (a toolkit
+/// outside ld.so.conf). Loading it first from libnvrtc's own folder makes
+/// that lookup find the already-loaded library.
+void load_builtins_beside_nvrtc() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&nvrtcVersion), &info) == 0 || info.dli_fname == nullptr) {
+      return;
+    }
+    int major = 0;
+    int minor = 0;
+    nvrtcVersion(&major, &minor);
+    const std::filesystem::path folder = std::filesystem::path(info.dli_fname).parent_path();
+    std::string name = "libnvrtc-builtins.so.";
+    name += std::to_string(major);
+    name += '.';
+    name += std::to_string(minor);
+    // Failure is left to NVRTC, whose log then names what it could not open.
+    dlopen((folder / name).c_str(), RTLD_NOW | RTLD_GLOBAL);
+  });
 }
 
 std::string choose_target(const std::string& architecture) {
@@ -36,6 +63,7 @@ std::string choose_target(const std::string& architecture) {
 
 stream::CompileResult compile(const std::string& source, const std::string& name,
                               const std::string& options, const std::string& architecture) {
+  load_builtins_beside_nvrtc();
   stream::CompileResult result;
   result.target = choose_target(architecture);
   nvrtcProgram program = nullptr;
