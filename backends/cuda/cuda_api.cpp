@@ -55,6 +55,9 @@ Status device_info(int ordinal, DeviceInfo* info) {
   info->max_work_item_sizes = {static_cast<std::size_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)),
                                static_cast<std::size_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)),
                                static_cast<std::size_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z))};
+  info->max_group_counts = {static_cast<std::size_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)),
+                            static_cast<std::size_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)),
+                            static_cast<std::size_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z))};
   // Statically sized shared arrays are limited to this; more needs opt-in.
   info->local_memory_bytes =
       static_cast<std::size_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK));
@@ -68,13 +71,15 @@ Status parameter_count(std::size_t* count, Handle function) {
   // Parameters are numbered densely: the first index that fails is the count.
   std::size_t offset = 0;
   std::size_t size = 0;
-  std::size_t index = 0;
-  while (d().cuFuncGetParamInfo(static_cast<CUfunction>(function), index, &offset, &size) ==
-         CUDA_SUCCESS) {
-    ++index;
+  for (std::size_t index = 0;; ++index) {
+    const CUresult status =
+        d().cuFuncGetParamInfo(static_cast<CUfunction>(function), index, &offset, &size);
+    if (status == CUDA_ERROR_INVALID_VALUE) {  // past the last parameter
+      *count = index;
+      return CUDA_SUCCESS;
+    }
+    if (status != CUDA_SUCCESS) return status;
   }
-  *count = index;
-  return CUDA_SUCCESS;
 }
 
 stream::StreamApi make_api() {
@@ -84,6 +89,7 @@ stream::StreamApi make_api() {
   api.compiler = "NVRTC";
   api.success = CUDA_SUCCESS;
   api.not_ready = CUDA_ERROR_NOT_READY;
+  api.out_of_memory = CUDA_ERROR_OUT_OF_MEMORY;
   api.status_name = status_name;
   api.compile = compile;
 
@@ -145,7 +151,8 @@ stream::StreamApi make_api() {
 
   api.create_event = {[](Handle* event) -> Status {
                         CUevent created = nullptr;
-                        const CUresult s = d().cuEventCreate(&created, CU_EVENT_DEFAULT);
+                        // Blocking sync: a waiting host thread sleeps instead of spinning.
+                        const CUresult s = d().cuEventCreate(&created, CU_EVENT_BLOCKING_SYNC);
                         *event = created;
                         return s;
                       },

@@ -43,15 +43,17 @@ void load_builtins_beside_nvrtc() {
   });
 }
 
+/// The target to compile for, or "" when NVRTC supports nothing this old.
 std::string choose_target(const std::string& architecture) {
   int count = 0;
-  nvrtcGetNumSupportedArchs(&count);
+  if (nvrtcGetNumSupportedArchs(&count) != NVRTC_SUCCESS || count <= 0) return {};
   std::vector<int> supported(static_cast<std::size_t>(count));
-  nvrtcGetSupportedArchs(supported.data());
+  if (nvrtcGetSupportedArchs(supported.data()) != NVRTC_SUCCESS) return {};
   const int wanted = architecture_number(architecture);
   if (std::find(supported.begin(), supported.end(), wanted) != supported.end()) {
     return "sm_" + std::to_string(wanted);
   }
+  if (wanted < *std::min_element(supported.begin(), supported.end())) return {};
   int fallback = supported.empty() ? 0 : supported.front();
   for (int known : supported) {
     if (known <= wanted) fallback = std::max(fallback, known);
@@ -66,6 +68,12 @@ stream::CompileResult compile(const std::string& source, const std::string& name
   load_builtins_beside_nvrtc();
   stream::CompileResult result;
   result.target = choose_target(architecture);
+  if (result.target.empty()) {
+    result.target = architecture;
+    result.log = compiler_version() + " cannot compile for " + architecture +
+                 ", older than every architecture it supports; use an older CUDA toolkit";
+    return result;
+  }
   nvrtcProgram program = nullptr;
   nvrtcResult status = nvrtcCreateProgram(&program, source.c_str(), name.c_str(), 0, nullptr, nullptr);
   if (status != NVRTC_SUCCESS) {

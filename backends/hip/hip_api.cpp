@@ -38,6 +38,9 @@ Status device_info(int ordinal, DeviceInfo* info) {
   info->max_work_item_sizes = {static_cast<std::size_t>(properties.maxThreadsDim[0]),
                                static_cast<std::size_t>(properties.maxThreadsDim[1]),
                                static_cast<std::size_t>(properties.maxThreadsDim[2])};
+  info->max_group_counts = {static_cast<std::size_t>(properties.maxGridSize[0]),
+                            static_cast<std::size_t>(properties.maxGridSize[1]),
+                            static_cast<std::size_t>(properties.maxGridSize[2])};
   info->local_memory_bytes = properties.sharedMemPerBlock;
   info->global_memory_bytes = properties.totalGlobalMem;
   info->max_allocation_bytes = properties.totalGlobalMem;
@@ -52,6 +55,7 @@ stream::StreamApi make_api() {
   api.compiler = "hiprtc";
   api.success = hipSuccess;
   api.not_ready = hipErrorNotReady;
+  api.out_of_memory = hipErrorOutOfMemory;
   api.status_name = status_name;
   // Architecture alone ("gfx90a"): the code object then loads whatever the
   // device's sramecc/xnack settings are.
@@ -104,11 +108,12 @@ stream::StreamApi make_api() {
 
   api.create_event = {[](Handle* event) -> Status {
                         hipEvent_t created = nullptr;
-                        const hipError_t s = hipEventCreate(&created);
+                        // Blocking sync: a waiting host thread sleeps instead of spinning.
+                        const hipError_t s = hipEventCreateWithFlags(&created, hipEventBlockingSync);
                         *event = created;
                         return s;
                       },
-                      "hipEventCreate"};
+                      "hipEventCreateWithFlags"};
   api.destroy_event = {[](Handle event) -> Status { return hipEventDestroy(as_event(event)); },
                        "hipEventDestroy"};
   api.record_event = {[](Handle event, Handle stream) -> Status {

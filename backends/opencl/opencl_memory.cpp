@@ -1,6 +1,7 @@
 // Allocation of OpenCL device buffers and pinned host buffers.
 #include "opencl_memory.hpp"
 
+#include "alloy/error.hpp"
 #include "opencl_check.hpp"
 #include "opencl_device.hpp"
 
@@ -9,6 +10,11 @@ namespace alloy::opencl {
 OpenCLBuffer::OpenCLBuffer(OpenCLDevice& device, std::size_t bytes) : DeviceBuffer(device, bytes) {
   cl_int status = CL_SUCCESS;
   buffer_ = cl::Buffer(device.context(), CL_MEM_READ_WRITE, bytes, nullptr, &status);
+  if (status == CL_MEM_OBJECT_ALLOCATION_FAILURE || status == CL_OUT_OF_RESOURCES) {
+    throw OutOfDeviceMemory("OpenCL call clCreateBuffer failed with " +
+                            std::string(error_name(status)) + " on " + device.label() + " for " +
+                            std::to_string(bytes) + " bytes; free buffers or use smaller ones");
+  }
   check(status, "clCreateBuffer(" + std::to_string(bytes) + " bytes)", device.label());
 }
 

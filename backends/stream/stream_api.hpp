@@ -52,6 +52,7 @@ struct StreamApi {
   std::string compiler;  ///< "NVRTC" or "hiprtc"
   Status success = 0;
   Status not_ready = 0;  ///< query_event's answer while the event is pending
+  Status out_of_memory = 0;  ///< allocate's answer when the device is full
   std::string (*status_name)(Status) = nullptr;
 
   Call<Status(int*)> device_count;

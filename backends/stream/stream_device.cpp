@@ -1,6 +1,8 @@
 // Device-level operations of the stream-model backends.
 #include "stream_device.hpp"
 
+#include <cstring>
+
 #include "alloy/error.hpp"
 #include "stream_check.hpp"
 #include "stream_memory.hpp"
@@ -13,12 +15,19 @@ StreamDevice::StreamDevice(const StreamApi& api, int ordinal, DeviceInfo info)
     : Device(std::move(info)), api_(api) {
   ref_.ordinal = ordinal;
   check(api_, api_.retain_context(ordinal, &ref_.context), api_.retain_context.name, label());
-  make_current();
-  check(api_, api_.create_event(&epoch_), api_.create_event.name, label());
-  // Recorded on the default stream, which waits for nothing yet: the epoch
-  // completes at once and precedes every later command.
-  check(api_, api_.record_event(epoch_, nullptr), api_.record_event.name, label());
-  check(api_, api_.synchronize_event(epoch_), api_.synchronize_event.name, label());
+  try {
+    make_current();
+    check(api_, api_.create_event(&epoch_), api_.create_event.name, label());
+    // Recorded on the default stream, which waits for nothing yet: the epoch
+    // completes at once and precedes every later command.
+    check(api_, api_.record_event(epoch_, nullptr), api_.record_event.name, label());
+    check(api_, api_.synchronize_event(epoch_), api_.synchronize_event.name, label());
+  } catch (...) {
+    // The destructor does not run for a half-built object.
+    if (epoch_ != nullptr) api_.destroy_event(epoch_);
+    api_.release_context(ordinal);
+    throw;
+  }
 }
 
 StreamDevice::~StreamDevice() {
@@ -66,6 +75,14 @@ std::shared_ptr<Program> StreamDevice::do_build_program(const ProgramSource& sou
 std::shared_ptr<Program> StreamDevice::do_load_program(const ProgramSource& source,
                                                        const ComposedSource&,
                                                        std::span<const std::byte> binary) {
+  // The loaders take a pointer without a size: an ELF image (cubin, AMD code
+  // object) carries its own, PTX text must end in NUL, or they read past it.
+  const bool is_elf = binary.size() >= 4 && std::memcmp(binary.data(), "\x7f" "ELF", 4) == 0;
+  const bool is_text = !binary.empty() && binary.back() == std::byte{0};
+  if (!is_elf && !is_text) {
+    throw InvalidArgument("load of " + source.name + " on " + label() +
+                          ": the binary is neither an ELF image nor NUL-terminated PTX");
+  }
   return std::make_shared<StreamProgram>(*this, source,
                                          std::vector<std::byte>(binary.begin(), binary.end()));
 }

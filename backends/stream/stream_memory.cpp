@@ -1,6 +1,7 @@
 // Allocation and release of CUDA/HIP device and pinned host memory.
 #include "stream_memory.hpp"
 
+#include "alloy/error.hpp"
 #include "stream_check.hpp"
 #include "stream_device.hpp"
 
@@ -10,7 +11,13 @@ StreamBuffer::StreamBuffer(StreamDevice& device, std::size_t bytes)
     : DeviceBuffer(device, bytes), device_(device) {
   const StreamApi& api = device.api();
   device.make_current();
-  check(api, api.allocate(&address_, bytes), api.allocate.name, device.label());
+  const Status status = api.allocate(&address_, bytes);
+  if (status == api.out_of_memory) {
+    throw OutOfDeviceMemory(api.api + " call " + api.allocate.name + " failed with " +
+                            api.status_name(status) + " on " + device.label() + " for " +
+                            std::to_string(bytes) + " bytes; free buffers or use smaller ones");
+  }
+  check(api, status, api.allocate.name, device.label());
 }
 
 StreamBuffer::~StreamBuffer() {

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstring>
 
+#include "alloy/error.hpp"
 #include "stream_check.hpp"
 #include "stream_device.hpp"
 #include "stream_memory.hpp"
@@ -42,11 +43,13 @@ StreamEvent::~StreamEvent() {
 }
 
 void StreamEvent::wait() {
+  device_.make_current();
   const StreamApi& api = device_.api();
   check(api, api.synchronize_event(end_), api.synchronize_event.name, device_.label());
 }
 
 bool StreamEvent::is_complete() const {
+  device_.make_current();
   const StreamApi& api = device_.api();
   const Status status = api.query_event(end_);
   if (status == api.not_ready) return false;
@@ -57,15 +60,19 @@ bool StreamEvent::is_complete() const {
 EventTiming StreamEvent::timing() {
   wait();
   const StreamApi& api = device_.api();
-  float start_ms = 0.0f;
-  float end_ms = 0.0f;
-  check(api, api.elapsed_time(&start_ms, device_.epoch(), start_), api.elapsed_time.name,
+  device_.make_current();
+  // The APIs give float milliseconds between two events: the duration is
+  // read directly, keeping ~0.5 µs resolution however long the process has
+  // run; only the start's position on the device clock coarsens with time.
+  float since_epoch_ms = 0.0f;
+  float duration_ms = 0.0f;
+  check(api, api.elapsed_time(&since_epoch_ms, device_.epoch(), start_), api.elapsed_time.name,
         device_.label());
-  check(api, api.elapsed_time(&end_ms, device_.epoch(), end_), api.elapsed_time.name,
-        device_.label());
+  check(api, api.elapsed_time(&duration_ms, start_, end_), api.elapsed_time.name, device_.label());
   EventTiming timing;
-  timing.started_ns = static_cast<std::uint64_t>(static_cast<double>(start_ms) * 1e6);
-  timing.ended_ns = std::max(timing.started_ns, static_cast<std::uint64_t>(end_ms * 1e6));
+  timing.started_ns = static_cast<std::uint64_t>(static_cast<double>(since_epoch_ms) * 1e6);
+  timing.ended_ns = timing.started_ns +
+                    static_cast<std::uint64_t>(std::max(0.0, static_cast<double>(duration_ms) * 1e6));
   timing.queued_ns = timing.started_ns;
   return timing;
 }
@@ -158,15 +165,33 @@ std::shared_ptr<Event> StreamQueue::do_fill(DeviceBuffer& dst, std::size_t offse
 std::shared_ptr<Event> StreamQueue::do_launch(const Kernel& kernel, const LaunchRange& range,
                                               std::span<const KernelArg> args) {
   const auto& stream_kernel = static_cast<const StreamKernel&>(kernel);
+  if (!kernel.signature() && !kernel.attributes().argument_count) {
+    // The launch call reads as many parameters as the kernel has: unchecked,
+    // too few arguments would make the driver read past them.
+    throw InvalidArgument("launch of '" + kernel.name() + "' on " + device_.label() + ": " +
+                          api_.api + " cannot tell this kernel's parameter count and its "
+                          "declaration was not found in the source; declare it as KERNEL void " +
+                          kernel.name() + "(...)");
+  }
   std::array<unsigned, 3> block{1, 1, 1};
-  std::array<unsigned, 3> grid{1, 1, 1};
+  if (range.local) {
+    for (unsigned d = 0; d < 3; ++d) block[d] = static_cast<unsigned>((*range.local)[d]);
+  } else {
+    const std::size_t limit = std::min<std::size_t>(256, kernel.attributes().max_work_group_size);
+    block[0] = largest_divisor_up_to(range.global[0], limit);
+  }
+  std::array<unsigned, 3> grid{};
+  const DeviceInfo& info = device_.info();
   for (unsigned d = 0; d < 3; ++d) {
-    block[d] = range.local ? static_cast<unsigned>((*range.local)[d])
-               : d == 0    ? largest_divisor_up_to(range.global[0],
-                                                   std::min<std::size_t>(
-                                                       256, kernel.attributes().max_work_group_size))
-                           : 1;
-    grid[d] = static_cast<unsigned>(range.global[d] / block[d]);
+    const std::size_t groups = range.global[d] / block[d];
+    if (groups > info.max_group_counts[d]) {
+      throw InvalidArgument("launch of '" + kernel.name() + "' on " + device_.label() + ": " +
+                            std::to_string(groups) + " work-groups in dimension " +
+                            std::to_string(d) + " exceed the device's " +
+                            std::to_string(info.max_group_counts[d]) +
+                            "; use a larger local size or fold the work into fewer groups");
+    }
+    grid[d] = static_cast<unsigned>(groups);
   }
   // The launch reads each parameter through a pointer to its value.
   std::vector<DevicePointer> addresses(args.size());

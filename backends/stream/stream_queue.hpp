@@ -8,9 +8,10 @@ namespace alloy::stream {
 
 class StreamDevice;
 
-/// Device-side start and end of one command. Timestamps are read as times
-/// since the device's epoch event; the APIs give them in float milliseconds,
-/// so resolution is about 0.5 µs for the first seconds and coarsens later.
+/// Device-side start and end of one command. Start times are read as times
+/// since the device's epoch event, in the APIs' float milliseconds: their
+/// resolution coarsens as the process runs (62 µs after 17 minutes), while
+/// durations keep about 0.5 µs.
 class StreamEvent final : public Event {
  public:
   StreamEvent(StreamDevice& device, Handle start, Handle end);

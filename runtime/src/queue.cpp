@@ -43,6 +43,16 @@ void check_extent(const Device& device, const Kernel& kernel, const char* which,
   }
 }
 
+/// Transfers from the host and fills act on this device's memory only:
+/// only device-to-device copies may reach another device.
+void check_own_buffer(const Device& device, const char* operation, const DeviceBuffer& buffer) {
+  if (&buffer.device() != &device) {
+    throw InvalidArgument(std::string(operation) + " on " + device.label() +
+                          ": the buffer belongs to " + buffer.device().label() +
+                          "; use a queue of that device");
+  }
+}
+
 void check_local_size(const Device& device, const Kernel& kernel, const LaunchRange& range) {
   const DeviceInfo& info = device.info();
   const Extent& local = *range.local;
@@ -83,14 +93,14 @@ void check_local_size(const Device& device, const Kernel& kernel, const LaunchRa
 
 std::shared_ptr<Event> Queue::write(DeviceBuffer& dst, std::size_t dst_offset, const void* src,
                                     std::size_t bytes) {
-  check_same_memory(device_, "write", dst);
+  check_own_buffer(device_, "write", dst);
   check_range(device_, "write", dst, dst_offset, bytes);
   return do_write(dst, dst_offset, src, bytes);
 }
 
 std::shared_ptr<Event> Queue::read(const DeviceBuffer& src, std::size_t src_offset, void* dst,
                                    std::size_t bytes) {
-  check_same_memory(device_, "read", src);
+  check_own_buffer(device_, "read", src);
   check_range(device_, "read", src, src_offset, bytes);
   return do_read(src, src_offset, dst, bytes);
 }
@@ -106,7 +116,7 @@ std::shared_ptr<Event> Queue::copy(const DeviceBuffer& src, std::size_t src_offs
 
 std::shared_ptr<Event> Queue::fill(DeviceBuffer& dst, std::size_t offset, const void* pattern,
                                    std::size_t pattern_bytes, std::size_t bytes) {
-  check_same_memory(device_, "fill", dst);
+  check_own_buffer(device_, "fill", dst);
   check_range(device_, "fill", dst, offset, bytes);
   if (pattern_bytes != 1 && pattern_bytes != 2 && pattern_bytes != 4) {
     throw InvalidArgument("fill on " + device_.label() + ": a pattern of " +

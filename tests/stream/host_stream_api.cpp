@@ -150,10 +150,12 @@ Status device_info(int ordinal, DeviceInfo* info) {
   info->name = "host-stream-" + std::to_string(ordinal);
   info->vendor = "alloy tests";
   info->architecture = "host";
-  info->driver_version = "1";
+  info->name = "host-stream-";
+  info->name += std::to_string(ordinal);
   info->compute_units = 1;
   info->max_work_group_size = 1024;
   info->max_work_item_sizes = {1024, 1024, 64};
+  info->max_group_counts = {2147483647, 65535, 65535};
   info->local_memory_bytes = 48 << 10;
   info->global_memory_bytes = host().options.memory_bytes;
   info->max_allocation_bytes = host().options.memory_bytes;
@@ -189,6 +191,7 @@ stream::StreamApi make_api() {
   api.compiler = "host compiler";
   api.success = host_success;
   api.not_ready = host_not_ready;
+  api.out_of_memory = host_out_of_memory;
   api.status_name = status_name;
   api.compile = compile;
 

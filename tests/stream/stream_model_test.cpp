@@ -142,13 +142,21 @@ TEST_CASE("StreamModel.Errors.name_call_device_and_code") {
   try {
     host.first.allocate(std::size_t{8} << 20);
     FAIL("an allocation beyond free memory succeeded");
+  } catch (const OutOfDeviceMemory& error) {
+    const std::string message = error.what();
+    CHECK(message.find("HostStream call hostMalloc failed with HOST_ERROR_OUT_OF_MEMORY on " +
+                       host.first.label() + " for 8388608 bytes") != std::string::npos);
+  }
+  fail_next_call("hostMalloc");
+  try {
+    host.first.allocate(64);
+    FAIL("an injected allocation failure was ignored");
   } catch (const BackendError& error) {
     CHECK(error.api() == "HostStream");
     CHECK(error.call() == "hostMalloc");
-    CHECK(error.vendor_code() == host_out_of_memory);
-    CHECK(error.vendor_code_name() == "HOST_ERROR_OUT_OF_MEMORY");
+    CHECK(error.vendor_code() == host_injected_failure);
+    CHECK(error.vendor_code_name() == "HOST_ERROR_INJECTED");
     CHECK(error.device() == host.first.label());
-    CHECK(std::string(error.what()).find("out of memory") != std::string::npos);
   }
   CHECK_THROWS_WITH_AS(host_kernel(host.first, "missing"),
                        doctest::Contains("hostModuleGetFunction: HOST_ERROR_NOT_FOUND"),

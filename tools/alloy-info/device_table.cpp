@@ -93,6 +93,7 @@ nlohmann::json to_json(const std::vector<BackendStatus>& backends) {
           {"compute_units", info.compute_units},
           {"max_work_group_size", info.max_work_group_size},
           {"max_work_item_sizes", info.max_work_item_sizes},
+          {"max_group_counts", info.max_group_counts},
           {"local_memory_bytes", info.local_memory_bytes},
           {"global_memory_bytes", info.global_memory_bytes},
           {"max_allocation_bytes", info.max_allocation_bytes},

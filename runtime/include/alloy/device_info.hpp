@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -17,6 +18,9 @@ struct DeviceInfo {
   unsigned compute_units = 0;
   std::size_t max_work_group_size = 0;
   std::array<std::size_t, 3> max_work_item_sizes{};
+  /// Work-groups per dimension a launch may have (CUDA's and HIP's grid
+  /// limits); OpenCL sets no such limit and reports SIZE_MAX.
+  std::array<std::size_t, 3> max_group_counts{SIZE_MAX, SIZE_MAX, SIZE_MAX};
   std::size_t local_memory_bytes = 0;
   std::size_t global_memory_bytes = 0;
   std::size_t max_allocation_bytes = 0;

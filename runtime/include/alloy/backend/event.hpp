@@ -16,6 +16,7 @@ struct EventTiming {
 };
 
 /// Thread-safe. Waiting on a failed command throws the backend's error.
+/// Must not outlive its Runtime.
 class Event {
  public:
   virtual ~Event() = default;
