@@ -147,11 +147,11 @@ stream::CompileResult compile(const std::string& source, const std::string&, con
 }
 
 Status device_info(int ordinal, DeviceInfo* info) {
-  info->name = "host-stream-" + std::to_string(ordinal);
-  info->vendor = "alloy tests";
-  info->architecture = "host";
   info->name = "host-stream-";
   info->name += std::to_string(ordinal);
+  info->vendor = "alloy tests";
+  info->architecture = "host";
+  info->driver_version = "1";
   info->compute_units = 1;
   info->max_work_group_size = 1024;
   info->max_work_item_sizes = {1024, 1024, 64};
