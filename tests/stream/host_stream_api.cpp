@@ -147,19 +147,22 @@ stream::CompileResult compile(const std::string& source, const std::string&, con
 }
 
 Status device_info(int ordinal, DeviceInfo* info) {
-  info->name = "host-stream-";
-  info->name += std::to_string(ordinal);
-  info->vendor = "alloy tests";
-  info->architecture = "host";
-  info->driver_version = "1";
-  info->compute_units = 1;
-  info->max_work_group_size = 1024;
-  info->max_work_item_sizes = {1024, 1024, 64};
-  info->max_group_counts = {2147483647, 65535, 65535};
-  info->local_memory_bytes = 48 << 10;
-  info->global_memory_bytes = host().options.memory_bytes;
-  info->max_allocation_bytes = host().options.memory_bytes;
-  info->sub_group_width = 32;
+  DeviceInfo filled{
+      .backend = {},
+      .name = std::string("host-stream-").append(std::to_string(ordinal)),
+      .vendor = "alloy tests",
+      .architecture = "host",
+      .driver_version = "1",
+      .compute_units = 1,
+      .max_work_group_size = 1024,
+      .max_work_item_sizes = {1024, 1024, 64},
+      .max_group_counts = {2147483647, 65535, 65535},
+      .local_memory_bytes = 48 << 10,
+      .global_memory_bytes = host().options.memory_bytes,
+      .max_allocation_bytes = host().options.memory_bytes,
+      .sub_group_width = 32,
+  };
+  *info = std::move(filled);
   return host_success;
 }
 
