@@ -11,27 +11,18 @@
 namespace alloy::opencl {
 namespace {
 
-class OpenCLPlatform final : public Platform {
+class OpenCLPlatform final : public OwningPlatform {
  public:
   OpenCLPlatform() {
     const detail::HandledErrorScope handled;  // failures become the reason
     try {
       enumerate();
     } catch (const std::exception& error) {
-      reason_ = error.what();
+      add_problem(error.what());
     }
-    if (devices_.empty() && reason_.empty()) reason_ = "0 devices on any OpenCL platform";
   }
 
   std::string_view name() const override { return "opencl"; }
-
-  std::vector<Device*> devices() override {
-    std::vector<Device*> devices;
-    for (auto& device : devices_) devices.push_back(device.get());
-    return devices;
-  }
-
-  std::string unavailable_reason() const override { return devices_.empty() ? reason_ : ""; }
 
  private:
   void enumerate() {
@@ -42,10 +33,10 @@ class OpenCLPlatform final : public Platform {
         add_devices_of(platform);
       } catch (const std::exception& error) {
         // One broken driver must not hide the devices of the others.
-        reason_ += std::string(reason_.empty() ? "" : "; ") + error.what();
+        add_problem(error.what());
       }
     }
-    if (!devices_.empty() && !reason_.empty()) log_warning("OpenCL: " + reason_);
+    if (has_devices() && !problems().empty()) log_warning("OpenCL: " + problems());
   }
 
   void add_devices_of(const cl::Platform& platform) {
@@ -61,14 +52,9 @@ class OpenCLPlatform final : public Platform {
     check(context_status, "clCreateContext", platform_name);
     for (const cl::Device& device : devices) {
       if (!device.getInfo<CL_DEVICE_AVAILABLE>()) continue;
-      auto created = std::make_unique<OpenCLDevice>(context, device, query_device_info(device));
-      created->set_index(devices_.size());
-      devices_.push_back(std::move(created));
+      add_device(std::make_unique<OpenCLDevice>(context, device, query_device_info(device)));
     }
   }
-
-  std::vector<std::unique_ptr<OpenCLDevice>> devices_;
-  std::string reason_;
 };
 
 Platform* create_platform() noexcept {

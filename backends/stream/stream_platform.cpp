@@ -9,31 +9,22 @@
 namespace alloy::stream {
 namespace {
 
-class StreamPlatform final : public Platform {
+class StreamPlatform final : public OwningPlatform {
  public:
   StreamPlatform(const StreamApi& api, const std::string& load_problem) : api_(api) {
     if (!load_problem.empty()) {
-      reason_ = load_problem;
+      add_problem(load_problem);
       return;
     }
     const detail::HandledErrorScope handled;  // failures become the reason
     try {
       enumerate();
     } catch (const std::exception& error) {
-      reason_ = error.what();
+      add_problem(error.what());
     }
-    if (devices_.empty() && reason_.empty()) reason_ = "0 devices";
   }
 
   std::string_view name() const override { return api_.backend; }
-
-  std::vector<Device*> devices() override {
-    std::vector<Device*> devices;
-    for (auto& device : devices_) devices.push_back(device.get());
-    return devices;
-  }
-
-  std::string unavailable_reason() const override { return devices_.empty() ? reason_ : ""; }
 
  private:
   void enumerate() {
@@ -45,20 +36,16 @@ class StreamPlatform final : public Platform {
         check(api_, api_.device_info(ordinal, &info), api_.device_info.name,
               api_.backend + ":" + std::to_string(ordinal));
         info.backend = api_.backend;
-        auto device = std::make_unique<StreamDevice>(api_, ordinal, std::move(info));
-        device->set_index(devices_.size());
-        devices_.push_back(std::move(device));
+        add_device(std::make_unique<StreamDevice>(api_, ordinal, std::move(info)));
       } catch (const Error& error) {
         // One broken device must not hide the others.
-        reason_ += std::string(reason_.empty() ? "" : "; ") + error.what();
+        add_problem(error.what());
       }
     }
-    if (!devices_.empty() && !reason_.empty()) log_warning(api_.api + ": " + reason_);
+    if (has_devices() && !problems().empty()) log_warning(api_.api + ": " + problems());
   }
 
   const StreamApi& api_;
-  std::vector<std::unique_ptr<StreamDevice>> devices_;
-  std::string reason_;
 };
 
 }  // namespace

@@ -46,4 +46,24 @@ std::shared_ptr<Program> Device::load_program(const ProgramSource& source,
   return do_load_program(source, compose_kernel_source(source), binary);
 }
 
+std::vector<Device*> OwningPlatform::devices() {
+  std::vector<Device*> devices;
+  for (auto& device : devices_) devices.push_back(device.get());
+  return devices;
+}
+
+std::string OwningPlatform::unavailable_reason() const {
+  if (!devices_.empty()) return {};
+  return problems_.empty() ? "0 devices" : problems_;
+}
+
+void OwningPlatform::add_device(std::unique_ptr<Device> device) {
+  device->index_ = devices_.size();
+  devices_.push_back(std::move(device));
+}
+
+void OwningPlatform::add_problem(const std::string& problem) {
+  problems_ += (problems_.empty() ? "" : "; ") + problem;
+}
+
 }  // namespace alloy

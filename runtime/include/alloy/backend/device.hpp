@@ -47,11 +47,11 @@ class Device {
   /// queues directly (same OpenCL context, same CUDA/HIP process space).
   virtual bool shares_memory_with(const Device& other) const { return &other == this; }
 
-  /// Index among its platform's devices; set by the platform.
+  /// Index among its platform's devices.
   std::size_t index() const { return index_; }
-  void set_index(std::size_t index) { index_ = index; }
 
  private:
+  friend class OwningPlatform;  // assigns the index
   virtual std::unique_ptr<Queue> do_create_queue() = 0;
   virtual std::unique_ptr<DeviceBuffer> do_allocate(std::size_t bytes) = 0;
   virtual std::unique_ptr<HostBuffer> do_allocate_host(std::size_t bytes) = 0;
@@ -76,6 +76,26 @@ class Platform {
   /// Empty when devices were enumerated; else why there are none (no
   /// driver, no platform, 0 devices), for alloy-info.
   virtual std::string unavailable_reason() const = 0;
+};
+
+/// The usual shape of a Platform: it owns its devices and collects why
+/// devices or drivers could not be used. Backends derive from it.
+class OwningPlatform : public Platform {
+ public:
+  std::vector<Device*> devices() override;
+  /// The problems met, or "0 devices" when there were none; empty as soon as
+  /// one device works (problems with others are then for the log).
+  std::string unavailable_reason() const override;
+
+ protected:
+  void add_device(std::unique_ptr<Device> device);
+  void add_problem(const std::string& problem);
+  bool has_devices() const { return !devices_.empty(); }
+  const std::string& problems() const { return problems_; }
+
+ private:
+  std::vector<std::unique_ptr<Device>> devices_;
+  std::string problems_;
 };
 
 }  // namespace alloy
