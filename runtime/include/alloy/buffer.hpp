@@ -1,0 +1,122 @@
+// Logical buffers: host memory plus device replicas, and the accesses tasks declare.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <vector>
+
+#include "alloy/backend/memory.hpp"
+#include "alloy/interval_set.hpp"
+
+namespace alloy {
+
+class Device;
+
+/// The untyped state behind Buffer<T>: host memory and, per device, a replica
+/// with the byte ranges it holds valid data for. The executor keeps these
+/// consistent; programs see them only through Buffer<T> and slices.
+class BufferStorage {
+ public:
+  explicit BufferStorage(std::size_t bytes);
+  BufferStorage(const BufferStorage&) = delete;
+  BufferStorage& operator=(const BufferStorage&) = delete;
+
+  std::size_t size() const { return host_.size(); }
+  std::byte* host_data() { return host_.data(); }
+  /// Unique per storage in this process; orders buffers deterministically.
+  std::uint64_t id() const { return id_; }
+
+  struct Replica {
+    std::unique_ptr<DeviceBuffer> memory;
+    IntervalSet valid;
+  };
+
+  /// Guards the coherence state below; held by the executor while it plans.
+  std::mutex& mutex() { return mutex_; }
+  IntervalSet& host_valid() { return host_valid_; }
+  std::map<Device*, Replica>& replicas() { return replicas_; }
+
+ private:
+  std::vector<std::byte> host_;
+  std::uint64_t id_;
+  std::mutex mutex_;
+  IntervalSet host_valid_;
+  std::map<Device*, Replica> replicas_;
+};
+
+/// A byte range of one buffer. Overlapping slices conflict, disjoint ones do not.
+struct BufferSlice {
+  std::shared_ptr<BufferStorage> storage;
+  ByteRange range;
+};
+
+enum class AccessMode {
+  read,        ///< the task reads the slice
+  write,       ///< the task overwrites all of it: old contents are not copied in
+  read_write,  ///< the task reads and changes it
+};
+
+bool reads(AccessMode mode);
+bool writes(AccessMode mode);
+
+/// What a task does to a slice; dependencies follow from these.
+struct Access {
+  BufferSlice slice;
+  AccessMode mode = AccessMode::read;
+};
+
+/// A typed handle to a logical buffer; copies share the same storage.
+///
+///   alloy::Buffer<float> x(1024);           // zeroed host memory
+///   graph.kernel(..., {alloy::read(x), alloy::write(y.slice(0, 512))});
+template <class T>
+class Buffer {
+  static_assert(std::is_trivially_copyable_v<T>, "buffers hold plain data");
+
+ public:
+  explicit Buffer(std::size_t count)
+      : storage_(std::make_shared<BufferStorage>(count * sizeof(T))), count_(count) {}
+  explicit Buffer(std::span<const T> values) : Buffer(values.size()) {
+    std::memcpy(storage_->host_data(), values.data(), values.size_bytes());
+  }
+
+  std::size_t size() const { return count_; }
+  BufferSlice whole() const { return slice(0, count_); }
+  /// Elements [offset, offset + count).
+  BufferSlice slice(std::size_t offset, std::size_t count) const;
+
+  /// The host copy. Current only after Executor::synchronize(*this) (or a
+  /// wait() after which no device task wrote it).
+  std::span<T> host() { return {reinterpret_cast<T*>(storage_->host_data()), count_}; }
+  const std::shared_ptr<BufferStorage>& storage() const { return storage_; }
+
+ private:
+  std::shared_ptr<BufferStorage> storage_;
+  std::size_t count_;
+};
+
+inline Access read(BufferSlice slice) { return {std::move(slice), AccessMode::read}; }
+inline Access write(BufferSlice slice) { return {std::move(slice), AccessMode::write}; }
+inline Access read_write(BufferSlice slice) { return {std::move(slice), AccessMode::read_write}; }
+template <class T>
+Access read(const Buffer<T>& buffer) { return read(buffer.whole()); }
+template <class T>
+Access write(const Buffer<T>& buffer) { return write(buffer.whole()); }
+template <class T>
+Access read_write(const Buffer<T>& buffer) { return read_write(buffer.whole()); }
+
+/// Throws InvalidArgument unless [offset, offset + count) lies in the buffer.
+void check_slice(std::size_t offset, std::size_t count, std::size_t size);
+
+template <class T>
+BufferSlice Buffer<T>::slice(std::size_t offset, std::size_t count) const {
+  check_slice(offset, count, count_);
+  return {storage_, {offset * sizeof(T), (offset + count) * sizeof(T)}};
+}
+
+}  // namespace alloy

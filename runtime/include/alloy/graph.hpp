@@ -1,0 +1,114 @@
+// Task graphs: kernels, copies, fills and host functions over buffers, with
+// dependencies inferred from what each task reads and writes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "alloy/backend/program.hpp"
+#include "alloy/buffer.hpp"
+#include "alloy/kernel_args.hpp"
+#include "alloy/launch_range.hpp"
+
+namespace alloy {
+
+/// A task's position in its graph.
+struct TaskId {
+  std::uint32_t index = 0;
+  bool operator==(const TaskId&) const = default;
+};
+
+/// One kernel argument of a task: a buffer access or a scalar.
+struct TaskArg {
+  TaskArg(Access buffer_access) : access(std::move(buffer_access)) {}
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  TaskArg(T value) : scalar(KernelArg::from(value)) {}
+
+  std::optional<Access> access;
+  KernelArg scalar;
+};
+
+struct TaskOptions {
+  std::string name;                   ///< for errors and traces
+  std::optional<std::size_t> device;  ///< index into the executor's devices: run there
+  /// Among ready tasks, higher runs first; by default the longest remaining
+  /// critical path does.
+  std::optional<int> priority;
+};
+
+enum class TaskKind { kernel, copy, fill, host };
+
+struct Task {
+  TaskKind kind = TaskKind::host;
+  TaskOptions options;
+  std::vector<Access> accesses;
+  std::vector<TaskId> dependencies;  ///< inferred and explicit, without repeats
+
+  // kernel: arguments refer to accesses by index, or are scalars
+  ProgramSource source;
+  std::string kernel_name;
+  std::optional<LaunchRange> range;
+  std::vector<std::variant<std::size_t, KernelArg>> args;
+  // fill
+  std::uint32_t pattern = 0;
+  std::size_t pattern_bytes = 0;
+  // host
+  std::function<void()> function;
+
+  std::string label(TaskId id) const;  ///< "task 7 'scale' (kernel)"
+};
+
+/// A graph is built once and can be run many times by an Executor. Edges
+/// follow from accesses in the order tasks are added: a read after a write
+/// of overlapping bytes, a write after a read, a write after a write. Not
+/// thread-safe: build a graph from one thread.
+class Graph {
+ public:
+  Graph();
+  ~Graph();
+  Graph(Graph&&) noexcept;
+  Graph& operator=(Graph&&) noexcept;
+
+  TaskId kernel(ProgramSource source, std::string kernel_name, LaunchRange range,
+                std::vector<TaskArg> args, TaskOptions options = {});
+  TaskId copy(BufferSlice from, BufferSlice to, TaskOptions options = {});
+  /// Repeats a 1-, 2- or 4-byte `value` over the slice.
+  template <class T>
+  TaskId fill(BufferSlice slice, T value, TaskOptions options = {});
+  /// `function` runs on a host thread once the accessed slices are current
+  /// in host memory (Buffer<T>::host()).
+  TaskId host(std::vector<Access> accesses, std::function<void()> function,
+              TaskOptions options = {});
+  /// An edge the accesses do not imply.
+  void order(TaskId before, TaskId after);
+
+  const std::vector<Task>& tasks() const { return tasks_; }
+  const Task& task(TaskId id) const { return tasks_.at(id.index); }
+  std::size_t size() const { return tasks_.size(); }
+
+ private:
+  TaskId fill_bytes(BufferSlice slice, std::uint32_t pattern, std::size_t pattern_bytes,
+                    TaskOptions options);
+  TaskId add(Task task);
+
+  struct Tracker;
+  std::vector<Task> tasks_;
+  std::unique_ptr<Tracker> tracker_;
+};
+
+template <class T>
+TaskId Graph::fill(BufferSlice slice, T value, TaskOptions options) {
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4, "fill patterns are 1, 2 or 4 bytes");
+  std::uint32_t pattern = 0;
+  std::memcpy(&pattern, &value, sizeof(T));
+  return fill_bytes(std::move(slice), pattern, sizeof(T), std::move(options));
+}
+
+}  // namespace alloy

@@ -1,0 +1,31 @@
+// Buffer storage and access modes.
+#include "alloy/buffer.hpp"
+
+#include <atomic>
+
+#include "alloy/error.hpp"
+
+namespace alloy {
+namespace {
+
+std::atomic<std::uint64_t> next_storage_id{1};
+
+}  // namespace
+
+BufferStorage::BufferStorage(std::size_t bytes) : host_(bytes), id_(next_storage_id++) {
+  // A new buffer's contents live on the host: zeroes.
+  host_valid_.add({0, bytes});
+}
+
+bool reads(AccessMode mode) { return mode != AccessMode::write; }
+bool writes(AccessMode mode) { return mode != AccessMode::read; }
+
+void check_slice(std::size_t offset, std::size_t count, std::size_t size) {
+  if (offset > size || count > size - offset) {
+    throw InvalidArgument("slice [" + std::to_string(offset) + ", " +
+                          std::to_string(offset + count) + ") lies outside a buffer of " +
+                          std::to_string(size) + " elements");
+  }
+}
+
+}  // namespace alloy

@@ -1,0 +1,157 @@
+// Building task graphs and inferring their edges from buffer accesses.
+#include "alloy/graph.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "alloy/error.hpp"
+
+namespace alloy {
+
+/// Per buffer, which task last wrote each byte range and which tasks read it
+/// since: a new access depends on exactly those it conflicts with.
+struct Graph::Tracker {
+  struct Segment {
+    std::size_t end = 0;
+    std::optional<TaskId> writer;
+    std::vector<TaskId> readers;  // since the last write
+  };
+  // storage id -> begin -> segment; segments cover each buffer without gaps
+  std::map<std::uint64_t, std::map<std::size_t, Segment>> buffers;
+
+  /// Splits segments so that `at` is a segment boundary.
+  static void split(std::map<std::size_t, Segment>& segments, std::size_t at) {
+    auto it = segments.upper_bound(at);
+    if (it == segments.begin()) return;
+    --it;
+    if (it->first == at || it->second.end <= at) return;
+    Segment tail = it->second;
+    it->second.end = at;
+    segments.emplace(at, std::move(tail));
+  }
+
+  void record(const Access& access, TaskId task, std::vector<TaskId>& dependencies) {
+    auto& segments = buffers[access.slice.storage->id()];
+    if (segments.empty()) segments.emplace(0, Segment{access.slice.storage->size(), {}, {}});
+    const ByteRange range = access.slice.range;
+    if (range.empty()) return;
+    split(segments, range.begin);
+    split(segments, range.end);
+    for (auto it = segments.lower_bound(range.begin); it != segments.end() && it->first < range.end;
+         ++it) {
+      Segment& segment = it->second;
+      if (segment.writer) dependencies.push_back(*segment.writer);  // RAW, WAW
+      if (writes(access.mode)) {
+        dependencies.insert(dependencies.end(), segment.readers.begin(), segment.readers.end());  // WAR
+        segment.writer = task;
+        segment.readers.clear();
+      } else {
+        segment.readers.push_back(task);
+      }
+    }
+  }
+};
+
+std::string Task::label(TaskId id) const {
+  static constexpr const char* kinds[] = {"kernel", "copy", "fill", "host"};
+  std::string text = "task " + std::to_string(id.index);
+  if (!options.name.empty()) text += " '" + options.name + "'";
+  return text + " (" + kinds[static_cast<int>(kind)] + ")";
+}
+
+Graph::Graph() : tracker_(std::make_unique<Tracker>()) {}
+Graph::~Graph() = default;
+Graph::Graph(Graph&&) noexcept = default;
+Graph& Graph::operator=(Graph&&) noexcept = default;
+
+TaskId Graph::add(Task task) {
+  const TaskId id{static_cast<std::uint32_t>(tasks_.size())};
+  for (const Access& access : task.accesses) {
+    if (!access.slice.storage) {
+      throw InvalidArgument(task.label(id) + ": an access names no buffer");
+    }
+    tracker_->record(access, id, task.dependencies);
+  }
+  std::sort(task.dependencies.begin(), task.dependencies.end(),
+            [](TaskId a, TaskId b) { return a.index < b.index; });
+  task.dependencies.erase(std::unique(task.dependencies.begin(), task.dependencies.end()),
+                          task.dependencies.end());
+  // A task that reads and writes the same slice through two accesses must
+  // not depend on itself.
+  std::erase(task.dependencies, id);
+  tasks_.push_back(std::move(task));
+  return id;
+}
+
+TaskId Graph::kernel(ProgramSource source, std::string kernel_name, LaunchRange range,
+                     std::vector<TaskArg> args, TaskOptions options) {
+  Task task;
+  task.kind = TaskKind::kernel;
+  task.options = std::move(options);
+  if (task.options.name.empty()) task.options.name = kernel_name;
+  task.source = std::move(source);
+  task.kernel_name = std::move(kernel_name);
+  task.range = range;
+  for (TaskArg& arg : args) {
+    if (arg.access) {
+      task.args.emplace_back(task.accesses.size());
+      task.accesses.push_back(std::move(*arg.access));
+    } else {
+      task.args.emplace_back(arg.scalar);
+    }
+  }
+  return add(std::move(task));
+}
+
+TaskId Graph::copy(BufferSlice from, BufferSlice to, TaskOptions options) {
+  if (from.range.size() != to.range.size()) {
+    throw InvalidArgument("copy of " + std::to_string(from.range.size()) + " bytes into a slice of " +
+                          std::to_string(to.range.size()) + " bytes; slices must be the same size");
+  }
+  Task task;
+  task.kind = TaskKind::copy;
+  task.options = std::move(options);
+  task.accesses = {read(std::move(from)), write(std::move(to))};
+  return add(std::move(task));
+}
+
+TaskId Graph::fill_bytes(BufferSlice slice, std::uint32_t pattern, std::size_t pattern_bytes,
+                         TaskOptions options) {
+  if (slice.range.size() % pattern_bytes != 0 || slice.range.begin % pattern_bytes != 0) {
+    throw InvalidArgument("fill of bytes [" + std::to_string(slice.range.begin) + ", " +
+                          std::to_string(slice.range.end) + ") with a " +
+                          std::to_string(pattern_bytes) +
+                          "-byte pattern: offset and size must be multiples of it");
+  }
+  Task task;
+  task.kind = TaskKind::fill;
+  task.options = std::move(options);
+  task.pattern = pattern;
+  task.pattern_bytes = pattern_bytes;
+  task.accesses = {write(std::move(slice))};
+  return add(std::move(task));
+}
+
+TaskId Graph::host(std::vector<Access> accesses, std::function<void()> function,
+                   TaskOptions options) {
+  Task task;
+  task.kind = TaskKind::host;
+  task.options = std::move(options);
+  task.accesses = std::move(accesses);
+  task.function = std::move(function);
+  return add(std::move(task));
+}
+
+void Graph::order(TaskId before, TaskId after) {
+  if (before.index >= after.index || after.index >= tasks_.size()) {
+    throw InvalidArgument("order(" + std::to_string(before.index) + ", " +
+                          std::to_string(after.index) +
+                          "): the first task must have been added before the second");
+  }
+  auto& dependencies = tasks_[after.index].dependencies;
+  if (std::find(dependencies.begin(), dependencies.end(), before) == dependencies.end()) {
+    dependencies.push_back(before);
+  }
+}
+
+}  // namespace alloy
