@@ -66,6 +66,13 @@ Graph& Graph::operator=(Graph&&) noexcept = default;
 
 TaskId Graph::add(Task task) {
   const TaskId id{static_cast<std::uint32_t>(tasks_.size())};
+  for (TaskId before : task.dependencies) {
+    if (before.index >= id.index) {
+      throw InvalidArgument(task.label(id) + " is ordered after task " +
+                            std::to_string(before.index) + ", which does not exist yet");
+    }
+  }
+  task.ordered_after = task.dependencies;
   for (const Access& access : task.accesses) {
     if (!access.slice.storage) {
       throw InvalidArgument(task.label(id) + ": an access names no buffer");
@@ -148,10 +155,12 @@ void Graph::order(TaskId before, TaskId after) {
                           std::to_string(after.index) +
                           "): the first task must have been added before the second");
   }
-  auto& dependencies = tasks_[after.index].dependencies;
-  if (std::find(dependencies.begin(), dependencies.end(), before) == dependencies.end()) {
-    dependencies.push_back(before);
+  Task& task = tasks_[after.index];
+  if (std::find(task.dependencies.begin(), task.dependencies.end(), before) ==
+      task.dependencies.end()) {
+    task.dependencies.push_back(before);
   }
+  task.ordered_after.push_back(before);
 }
 
 }  // namespace alloy

@@ -97,3 +97,21 @@ KERNEL WORK_GROUP_OF_64 void add_attributed(
 DECLARE_FILL_KERNEL(fill_hidden) {
   out[get_global_id(0)] = value;
 }
+
+// For executor tests: data[first + i] += value for i < count.
+KERNEL void add_to_range(const int first, const int count, const int value,
+                         GLOBAL int* restrict data) {
+  const int i = (int)get_global_id(0);
+  if (i < count) {
+    data[first + i] += value;
+  }
+}
+
+// For executor tests: out[i] = in[i] * factor + offset for i < n.
+KERNEL void scale_offset(const int n, const int factor, const int offset,
+                         GLOBAL const int* restrict in, GLOBAL int* restrict out) {
+  const int i = (int)get_global_id(0);
+  if (i < n) {
+    out[i] = in[i] * factor + offset;
+  }
+}

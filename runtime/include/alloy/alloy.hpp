@@ -10,6 +10,7 @@
 #include "alloy/device_info.hpp"
 #include "alloy/dialect.hpp"
 #include "alloy/error.hpp"
+#include "alloy/executor.hpp"
 #include "alloy/graph.hpp"
 #include "alloy/interval_set.hpp"
 #include "alloy/kernel_args.hpp"

@@ -6,10 +6,10 @@
 #include <cstring>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <vector>
 
+#include "alloy/backend/event.hpp"
 #include "alloy/backend/memory.hpp"
 #include "alloy/interval_set.hpp"
 
@@ -31,21 +31,30 @@ class BufferStorage {
   /// Unique per storage in this process; orders buffers deterministically.
   std::uint64_t id() const { return id_; }
 
+  /// A transfer that makes `range` valid somewhere once `event` completes:
+  /// users of that range there must wait for it.
+  struct PendingFill {
+    ByteRange range;
+    std::shared_ptr<Event> event;
+  };
+
   struct Replica {
     std::unique_ptr<DeviceBuffer> memory;
     IntervalSet valid;
+    std::vector<PendingFill> fills;
   };
 
-  /// Guards the coherence state below; held by the executor while it plans.
-  std::mutex& mutex() { return mutex_; }
+  /// Coherence state, changed only by the Executor running tasks on it (one
+  /// executor per buffer at a time).
   IntervalSet& host_valid() { return host_valid_; }
+  std::vector<PendingFill>& host_fills() { return host_fills_; }
   std::map<Device*, Replica>& replicas() { return replicas_; }
 
  private:
   std::vector<std::byte> host_;
   std::uint64_t id_;
-  std::mutex mutex_;
   IntervalSet host_valid_;
+  std::vector<PendingFill> host_fills_;
   std::map<Device*, Replica> replicas_;
 };
 

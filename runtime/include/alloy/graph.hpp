@@ -50,6 +50,7 @@ struct Task {
   TaskOptions options;
   std::vector<Access> accesses;
   std::vector<TaskId> dependencies;  ///< inferred and explicit, without repeats
+  std::vector<TaskId> ordered_after;  ///< the explicit ones alone (Graph::order)
 
   // kernel: arguments refer to accesses by index, or are scalars
   ProgramSource source;
@@ -89,6 +90,10 @@ class Graph {
   /// An edge the accesses do not imply.
   void order(TaskId before, TaskId after);
 
+  /// Adds a task as built by hand: its `dependencies` are kept (as explicit
+  /// edges) and the inferred ones added. The other calls end here.
+  TaskId add(Task task);
+
   const std::vector<Task>& tasks() const { return tasks_; }
   const Task& task(TaskId id) const { return tasks_.at(id.index); }
   std::size_t size() const { return tasks_.size(); }
@@ -96,7 +101,6 @@ class Graph {
  private:
   TaskId fill_bytes(BufferSlice slice, std::uint32_t pattern, std::size_t pattern_bytes,
                     TaskOptions options);
-  TaskId add(Task task);
 
   struct Tracker;
   std::vector<Task> tasks_;

@@ -1,0 +1,91 @@
+// Runs task graphs on devices: places copies, feeds queues, reports failures.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "alloy/graph.hpp"
+#include "alloy/runtime.hpp"
+
+namespace alloy {
+
+enum class SchedulingPolicy {
+  /// Task i goes to device i mod n (among tasks without a fixed device):
+  /// deterministic, for tests.
+  round_robin,
+  /// The device with the fewest tasks submitted and not yet known complete.
+  least_loaded,
+};
+
+struct ExecutorOptions {
+  std::vector<Device*> devices;  ///< empty: every device of the runtime
+  SchedulingPolicy policy = SchedulingPolicy::round_robin;
+  unsigned compute_lanes = 1;    ///< in-order queues for kernels, per device
+};
+
+/// Runs tasks on devices with data-flow ordering: each task starts once the
+/// tasks it depends on (Graph's inferred and explicit edges) have; device
+/// tasks wait for each other through device events, not the host. Buffers'
+/// device replicas are created and filled as tasks need them, directly
+/// between devices where the backend allows, else through host memory.
+///
+///   alloy::Executor executor(runtime);
+///   executor.run(graph);       // returns at once
+///   executor.synchronize(y);   // y.host() is now current
+///   executor.wait();           // everything done; throws the first failure
+///
+/// Tasks may also be submitted one by one (kernel, copy, fill, host): they
+/// behave as if run in submission order. Thread-safe; a buffer must be used
+/// by one executor at a time. Must not outlive its Runtime.
+class Executor {
+ public:
+  explicit Executor(Runtime& runtime, ExecutorOptions options = {});
+  /// Waits for all work; failures are logged, not thrown.
+  ~Executor();
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  /// Submits every task of `graph`, ordered after everything submitted before.
+  void run(const Graph& graph);
+
+  TaskId kernel(ProgramSource source, std::string kernel_name, LaunchRange range,
+                std::vector<TaskArg> args, TaskOptions options = {});
+  TaskId copy(BufferSlice from, BufferSlice to, TaskOptions options = {});
+  template <class T>
+  TaskId fill(BufferSlice slice, T value, TaskOptions options = {});
+  TaskId host(std::vector<Access> accesses, std::function<void()> function,
+              TaskOptions options = {});
+
+  /// Blocks until the host copy of the slice reflects every task submitted
+  /// so far that writes it; other work goes on.
+  void synchronize(const BufferSlice& slice);
+  template <class T>
+  void synchronize(const Buffer<T>& buffer) { synchronize(buffer.whole()); }
+
+  /// Blocks until all submitted work is done, then throws the first failure
+  /// (an Error naming the task); the executor stays usable either way.
+  void wait();
+
+  const std::vector<Device*>& devices() const;
+  /// Tasks run per device since the executor was made, in devices() order.
+  std::vector<std::size_t> tasks_per_device() const;
+
+ private:
+  TaskId submit(Task task);
+
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+template <class T>
+TaskId Executor::fill(BufferSlice slice, T value, TaskOptions options) {
+  Graph one;
+  one.fill(std::move(slice), value, std::move(options));
+  Task task = one.tasks().front();
+  task.dependencies.clear();
+  return submit(std::move(task));
+}
+
+}  // namespace alloy
