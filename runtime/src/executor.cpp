@@ -14,6 +14,18 @@
 #include "alloy/log.hpp"
 #include "coherence.hpp"
 
+// oneTBB hands tasks to its workers through synchronization inside libtbb,
+// which is not built with ThreadSanitizer; these annotations tell TSan about
+// that hand-over, so it checks our own synchronization and nothing else.
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+#define ALLOY_TSAN_HANDOVER(address) __tsan_release(address)
+#define ALLOY_TSAN_TAKEOVER(address) __tsan_acquire(address)
+#else
+#define ALLOY_TSAN_HANDOVER(address) ((void)(address))
+#define ALLOY_TSAN_TAKEOVER(address) ((void)(address))
+#endif
+
 namespace alloy {
 namespace {
 
@@ -29,6 +41,7 @@ struct TaskState {
   std::size_t device = no_device;
   Queue* queue = nullptr;
   std::shared_ptr<Event> event;  // a device task's completion
+  std::vector<std::shared_ptr<Event>> host_waits;  // what a host task waits for first
 };
 
 std::string describe(std::exception_ptr error) {
@@ -71,6 +84,7 @@ struct Executor::State {
   std::size_t choose_device(const Task& task);
   void start_device_task(std::uint32_t id);
   void start_host_task(std::uint32_t id);
+  void run_host_task(std::uint32_t id);  // on a host worker, without the lock
   void finish_host_task(std::uint32_t id, std::exception_ptr error);
 };
 
@@ -241,19 +255,35 @@ void Executor::State::start_host_task(std::uint32_t id) {
   for (const Access& access : state.task.accesses) {
     if (writes(access.mode)) coherence.written_on_host(access);
   }
+  state.host_waits = std::move(waits);
   ++host_in_flight;
   // Waiting for device events happens on the host worker, never on the
-  // thread that feeds the devices.
-  arena.enqueue([this, id, waits = std::move(waits), function = state.task.function] {
-    std::exception_ptr error;
-    try {
-      for (const auto& event : waits) event->wait();
-      if (function) function();
-    } catch (...) {
-      error = std::current_exception();
-    }
-    finish_host_task(id, error);
+  // thread that feeds the devices. The worker takes the task's data under
+  // the lock, so the hand-over is ordered for ThreadSanitizer too.
+  ALLOY_TSAN_HANDOVER(this);
+  arena.enqueue([this, id] {
+    ALLOY_TSAN_TAKEOVER(this);
+    run_host_task(id);
   });
+}
+
+void Executor::State::run_host_task(std::uint32_t id) {
+  std::vector<std::shared_ptr<Event>> waits;
+  std::function<void()> function;
+  {
+    std::lock_guard lock(mutex);
+    waits = std::move(states[id].host_waits);
+    function = std::move(states[id].task.function);
+  }
+  std::exception_ptr error;
+  try {
+    for (const auto& event : waits) event->wait();
+    if (function) function();
+  } catch (...) {
+    error = std::current_exception();
+  }
+  function = nullptr;  // releases what it holds before dependents are told
+  finish_host_task(id, error);
 }
 
 void Executor::State::finish_host_task(std::uint32_t id, std::exception_ptr error) {
