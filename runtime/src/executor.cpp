@@ -14,18 +14,6 @@
 #include "alloy/log.hpp"
 #include "coherence.hpp"
 
-// oneTBB hands tasks to its workers through synchronization inside libtbb,
-// which is not built with ThreadSanitizer; these annotations tell TSan about
-// that hand-over, so it checks our own synchronization and nothing else.
-#if defined(__SANITIZE_THREAD__)
-#include <sanitizer/tsan_interface.h>
-#define ALLOY_TSAN_HANDOVER(address) __tsan_release(address)
-#define ALLOY_TSAN_TAKEOVER(address) __tsan_acquire(address)
-#else
-#define ALLOY_TSAN_HANDOVER(address) ((void)(address))
-#define ALLOY_TSAN_TAKEOVER(address) ((void)(address))
-#endif
-
 namespace alloy {
 namespace {
 
@@ -42,6 +30,38 @@ struct TaskState {
   Queue* queue = nullptr;
   std::shared_ptr<Event> event;  // a device task's completion
   std::vector<std::shared_ptr<Event>> host_waits;  // what a host task waits for first
+};
+
+/// Host work waiting for a oneTBB worker. Workers take it from this queue
+/// under a mutex instead of from their task's captures: libtbb passes tasks
+/// between threads through synchronization that ThreadSanitizer cannot see
+/// (Debian's libtbb is not built with it), and this way no data crosses it.
+struct HostWork {
+  Executor::State* state;
+  std::uint32_t id;
+};
+
+class HostWorkers {
+ public:
+  static HostWorkers& instance() {
+    static HostWorkers workers;
+    return workers;
+  }
+
+  void post(HostWork work) {
+    {
+      std::lock_guard lock(mutex_);
+      queue_.push_back(work);
+    }
+    arena_.enqueue([] { instance().run_one(); });
+  }
+
+ private:
+  void run_one();
+
+  std::mutex mutex_;
+  std::deque<HostWork> queue_;
+  tbb::task_arena arena_;
 };
 
 std::string describe(std::exception_ptr error) {
@@ -73,7 +93,6 @@ struct Executor::State {
   std::deque<TaskState> states;
   std::size_t host_in_flight = 0;
   std::set<std::shared_ptr<BufferStorage>> buffers;  // replicas to bring home at the end
-  tbb::task_arena arena;
 
   // All below run with `mutex` held.
   TaskId append(Task task);
@@ -258,13 +277,8 @@ void Executor::State::start_host_task(std::uint32_t id) {
   state.host_waits = std::move(waits);
   ++host_in_flight;
   // Waiting for device events happens on the host worker, never on the
-  // thread that feeds the devices. The worker takes the task's data under
-  // the lock, so the hand-over is ordered for ThreadSanitizer too.
-  ALLOY_TSAN_HANDOVER(this);
-  arena.enqueue([this, id] {
-    ALLOY_TSAN_TAKEOVER(this);
-    run_host_task(id);
-  });
+  // thread that feeds the devices.
+  HostWorkers::instance().post({this, id});
 }
 
 void Executor::State::run_host_task(std::uint32_t id) {
@@ -298,6 +312,16 @@ void Executor::State::finish_host_task(std::uint32_t id, std::exception_ptr erro
   drain(ready);
   --host_in_flight;
   host_idle.notify_all();
+}
+
+void HostWorkers::run_one() {
+  HostWork work{};
+  {
+    std::lock_guard lock(mutex_);
+    work = queue_.front();
+    queue_.pop_front();
+  }
+  work.state->run_host_task(work.id);
 }
 
 Executor::Executor(Runtime& runtime, ExecutorOptions options)

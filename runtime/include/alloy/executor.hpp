@@ -72,10 +72,11 @@ class Executor {
   /// Tasks run per device since the executor was made, in devices() order.
   std::vector<std::size_t> tasks_per_device() const;
 
+  struct State;  ///< defined in executor.cpp
+
  private:
   TaskId submit(Task task);
 
-  struct State;
   std::unique_ptr<State> state_;
 };
 
