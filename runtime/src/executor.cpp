@@ -8,7 +8,9 @@
 #include <deque>
 #include <future>
 #include <mutex>
+#include <map>
 #include <set>
+#include <tuple>
 
 #include "alloy/error.hpp"
 #include "alloy/log.hpp"
@@ -93,6 +95,10 @@ struct Executor::State {
   std::deque<TaskState> states;
   std::size_t host_in_flight = 0;
   std::set<std::shared_ptr<BufferStorage>> buffers;  // replicas to bring home at the end
+  // Kernels by (device, source hash, kernel name): held here because a
+  // Program hands out kernels it does not keep, and looking one up in the
+  // compile cache costs more than launching it.
+  std::map<std::tuple<std::size_t, std::uint64_t, std::string>, std::shared_ptr<Kernel>> kernels;
 
   // All below run with `mutex` held.
   TaskId append(Task task);
@@ -224,7 +230,8 @@ void Executor::State::start_device_task(std::uint32_t id) {
   std::shared_ptr<Event> done;
   switch (task.kind) {
     case TaskKind::kernel: {
-      auto kernel = runtime.program(device, task.source)->kernel(task.kernel_name);
+      std::shared_ptr<Kernel>& kernel = kernels[{d, task.source_hash, task.kernel_name}];
+      if (!kernel) kernel = runtime.program(device, task.source)->kernel(task.kernel_name);
       std::vector<KernelArg> args;
       for (const auto& arg : task.args) {
         args.push_back(std::holds_alternative<std::size_t>(arg)

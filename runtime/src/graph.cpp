@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 
+#include "alloy/dialect.hpp"
 #include "alloy/error.hpp"
 
 namespace alloy {
@@ -97,6 +98,8 @@ TaskId Graph::kernel(ProgramSource source, std::string kernel_name, LaunchRange 
   task.options = std::move(options);
   if (task.options.name.empty()) task.options.name = kernel_name;
   task.source = std::move(source);
+  task.source_hash = stable_hash(task.source.source + '\n' + task.source.options + '\n' +
+                                 task.source.name);
   task.kernel_name = std::move(kernel_name);
   task.range = range;
   for (TaskArg& arg : args) {

@@ -54,6 +54,7 @@ struct Task {
 
   // kernel: arguments refer to accesses by index, or are scalars
   ProgramSource source;
+  std::uint64_t source_hash = 0;  ///< of source, options and name: keys kernel lookups
   std::string kernel_name;
   std::optional<LaunchRange> range;
   std::vector<std::variant<std::size_t, KernelArg>> args;
