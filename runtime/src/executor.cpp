@@ -382,31 +382,31 @@ TaskId Executor::submit(Task task) {
   return state_->append(std::move(task));
 }
 
+TaskId Executor::submit_only_task(const Graph& one) {
+  Task task = one.tasks().front();
+  task.dependencies.clear();
+  task.ordered_after.clear();
+  return submit(std::move(task));
+}
+
 TaskId Executor::kernel(ProgramSource source, std::string kernel_name, LaunchRange range,
                         std::vector<TaskArg> args, TaskOptions options) {
   Graph one;
   one.kernel(std::move(source), std::move(kernel_name), range, std::move(args), std::move(options));
-  Task task = one.tasks().front();
-  task.dependencies.clear();
-  return submit(std::move(task));
+  return submit_only_task(one);
 }
 
 TaskId Executor::copy(BufferSlice from, BufferSlice to, TaskOptions options) {
   Graph one;
   one.copy(std::move(from), std::move(to), std::move(options));
-  Task task = one.tasks().front();
-  task.dependencies.clear();
-  return submit(std::move(task));
+  return submit_only_task(one);
 }
 
 TaskId Executor::host(std::vector<Access> accesses, std::function<void()> function,
                       TaskOptions options) {
-  Task task;
-  task.kind = TaskKind::host;
-  task.options = std::move(options);
-  task.accesses = std::move(accesses);
-  task.function = std::move(function);
-  return submit(std::move(task));
+  Graph one;
+  one.host(std::move(accesses), std::move(function), std::move(options));
+  return submit_only_task(one);
 }
 
 void Executor::synchronize(const BufferSlice& slice) {

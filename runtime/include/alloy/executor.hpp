@@ -76,6 +76,8 @@ class Executor {
 
  private:
   TaskId submit(Task task);
+  /// Submits the single task of `one`, whose edges are inferred again here.
+  TaskId submit_only_task(const Graph& one);
 
   std::unique_ptr<State> state_;
 };
@@ -84,9 +86,7 @@ template <class T>
 TaskId Executor::fill(BufferSlice slice, T value, TaskOptions options) {
   Graph one;
   one.fill(std::move(slice), value, std::move(options));
-  Task task = one.tasks().front();
-  task.dependencies.clear();
-  return submit(std::move(task));
+  return submit_only_task(one);
 }
 
 }  // namespace alloy
