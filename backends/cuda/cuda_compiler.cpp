@@ -1,13 +1,14 @@
 // NVRTC: portable kernel source to a cubin (or PTX) for one architecture.
 #include "cuda_compiler.hpp"
 
+#include "compiler_arguments.hpp"
+
 #include <dlfcn.h>
 #include <nvrtc.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <mutex>
-#include <sstream>
 #include <vector>
 
 namespace alloy::cuda {
@@ -80,19 +81,14 @@ stream::CompileResult compile(const std::string& source, const std::string& name
     result.log = std::string("nvrtcCreateProgram failed: ") + nvrtcGetErrorString(status);
     return result;
   }
-  std::vector<std::string> words;
-  std::istringstream split(options);
-  for (std::string word; split >> word;) words.push_back(word);
-  words.push_back("--gpu-architecture=" + result.target);
-  std::vector<const char*> arguments;
-  for (const std::string& word : words) arguments.push_back(word.c_str());
+  const stream::CompilerArguments arguments(options, "--gpu-architecture=" + result.target);
 
-  status = nvrtcCompileProgram(program, static_cast<int>(arguments.size()), arguments.data());
+  status = nvrtcCompileProgram(program, arguments.count(), arguments.data());
   std::size_t log_size = 0;
   nvrtcGetProgramLogSize(program, &log_size);
   result.log.resize(log_size);
   nvrtcGetProgramLog(program, result.log.data());
-  while (!result.log.empty() && result.log.back() == '\0') result.log.pop_back();
+  stream::trim_log(result.log);
 
   if (status == NVRTC_SUCCESS) {
     const bool cubin = result.target.starts_with("sm_");

@@ -1,9 +1,10 @@
 // hiprtc: portable kernel source to an AMD code object for one architecture.
 #include "hip_compiler.hpp"
 
+#include "compiler_arguments.hpp"
+
 #include <hip/hiprtc.h>
 
-#include <sstream>
 #include <vector>
 
 namespace alloy::hip {
@@ -19,20 +20,16 @@ stream::CompileResult compile(const std::string& source, const std::string& name
     result.log = std::string("hiprtcCreateProgram failed: ") + hiprtcGetErrorString(status);
     return result;
   }
-  std::vector<std::string> words;
-  std::istringstream split(options);
-  for (std::string word; split >> word;) words.push_back(word);
   // Without a target hiprtc asks the (absent) GPU and fails with an empty log.
-  words.push_back("--offload-arch=" + architecture);
-  std::vector<const char*> arguments;
-  for (const std::string& word : words) arguments.push_back(word.c_str());
+  const stream::CompilerArguments arguments(options, "--offload-arch=" + architecture);
 
-  status = hiprtcCompileProgram(program, static_cast<int>(arguments.size()), arguments.data());
+  // hiprtc 5.2 declares the array non-const; it does not change it.
+  status = hiprtcCompileProgram(program, arguments.count(), const_cast<const char**>(arguments.data()));
   std::size_t log_size = 0;
   hiprtcGetProgramLogSize(program, &log_size);
   result.log.resize(log_size);
   if (log_size > 0) hiprtcGetProgramLog(program, result.log.data());
-  while (!result.log.empty() && result.log.back() == '\0') result.log.pop_back();
+  stream::trim_log(result.log);
 
   if (status == HIPRTC_SUCCESS) {
     std::size_t size = 0;
