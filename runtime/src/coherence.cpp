@@ -46,6 +46,17 @@ void wait_on_queue(Queue& queue, const Events& events) {
   }
 }
 
+/// Keeps the latest command per queue: on an in-order queue it completes last.
+void record_use(BufferStorage::Replica& replica, Queue& queue, const std::shared_ptr<Event>& event) {
+  for (auto& [used_on, last] : replica.uses) {
+    if (used_on == &queue) {
+      last = event;
+      return;
+    }
+  }
+  replica.uses.emplace_back(&queue, event);
+}
+
 }  // namespace
 
 DeviceLanes::DeviceLanes(Device& device, unsigned compute_lanes) {
@@ -57,6 +68,9 @@ DeviceLanes::DeviceLanes(Device& device, unsigned compute_lanes) {
 Queue& DeviceLanes::next_compute() { return *compute_[next_compute_++ % compute_.size()]; }
 
 void DeviceLanes::track(const std::shared_ptr<Event>& event) {
+  // Forget completed commands now and then, so that a policy that never
+  // asks for the count does not hold every event.
+  if (in_flight_.size() >= 256 && in_flight_.size() % 256 == 0) in_flight();
   if (event) in_flight_.push_back(event);
 }
 
@@ -72,8 +86,85 @@ std::size_t Coherence::index_of(const Device* device) const {
 
 BufferStorage::Replica& Coherence::replica(BufferStorage& storage, std::size_t device) {
   BufferStorage::Replica& replica = storage.replicas()[devices_[device]];
-  if (!replica.memory) replica.memory = devices_[device]->allocate(storage.size());
+  replica.last_use = clock_;
+  if (replica.memory) return replica;
+  static const std::vector<Access> nothing;
+  const std::vector<Access>& keep = reserved_for_ ? *reserved_for_ : nothing;
+  Residency& memory = residency_[device];
+  while (memory.limit != 0 && memory.used + storage.size() > memory.limit) {
+    if (!evict_one(device, keep)) break;  // reserve() has checked that the task fits
+  }
+  for (;;) {
+    try {
+      replica.memory = devices_[device]->allocate(storage.size());
+      break;
+    } catch (const OutOfDeviceMemory&) {
+      if (!evict_one(device, keep)) throw;
+    }
+  }
+  memory.used += storage.size();
+  memory.resident.insert(&storage);
   return replica;
+}
+
+void Coherence::reserve(const std::vector<Access>& accesses, std::size_t device,
+                        const std::function<std::string()>& task_label) {
+  ++clock_;
+  reserved_for_ = &accesses;
+  const Residency& memory = residency_[device];
+  if (memory.limit == 0) return;
+  std::vector<BufferStorage*> buffers;
+  for (const Access& access : accesses) buffers.push_back(access.slice.storage.get());
+  std::sort(buffers.begin(), buffers.end());
+  buffers.erase(std::unique(buffers.begin(), buffers.end()), buffers.end());
+  std::size_t needed = 0;
+  for (BufferStorage* storage : buffers) needed += storage->size();
+  if (needed > memory.limit) {
+    throw OutOfDeviceMemory(task_label() + " needs " + describe_bytes(needed) + " on device " +
+                            std::to_string(device) + " (" + devices_[device]->info().name +
+                            ") for its " + std::to_string(buffers.size()) +
+                            " buffers, but the executor may use " + describe_bytes(memory.limit) +
+                            " there (ALLOY_DEVICE_MEMORY_LIMIT or "
+                            "ExecutorOptions::device_memory_limit); split the work into "
+                            "smaller buffers or raise the limit");
+  }
+}
+
+bool Coherence::evict_one(std::size_t device, const std::vector<Access>& keep) {
+  BufferStorage* oldest = nullptr;
+  for (BufferStorage* storage : residency_[device].resident) {
+    const bool needed = std::any_of(keep.begin(), keep.end(), [&](const Access& access) {
+      return access.slice.storage.get() == storage;
+    });
+    if (needed) continue;
+    const auto& replica = storage->replicas().at(devices_[device]);
+    if (!oldest || replica.last_use < oldest->replicas().at(devices_[device]).last_use) {
+      oldest = storage;
+    }
+  }
+  if (!oldest) return false;
+  evict(*oldest, device);
+  return true;
+}
+
+void Coherence::evict(BufferStorage& storage, std::size_t device) {
+  BufferStorage::Replica& replica = storage.replicas().at(devices_[device]);
+  // Bytes only this replica holds go home first; the copies wait for every
+  // command that writes them.
+  Events producers;
+  for (const auto& fill : replica.fills) producers.push_back(fill.event);
+  for (const auto& [queue, event] : replica.uses) producers.push_back(event);
+  Events copies;
+  for (const ByteRange& valid : replica.valid.ranges()) {
+    for (const ByteRange& dirty : storage.host_valid().missing(valid)) {
+      copies.push_back(copy_to_host(storage, device, dirty, producers));
+    }
+  }
+  for (const auto& event : producers) event->wait();
+  for (const auto& event : copies) event->wait();
+  storage.replicas().erase(devices_[device]);
+  residency_[device].used -= storage.size();
+  residency_[device].resident.erase(&storage);
 }
 
 std::shared_ptr<Event> Coherence::copy_to_host(BufferStorage& storage, std::size_t source,
@@ -84,6 +175,7 @@ std::shared_ptr<Event> Coherence::copy_to_host(BufferStorage& storage, std::size
   Queue& queue = lanes_[source].copy_out();
   wait_on_queue(queue, waits);
   auto event = queue.read(*from.memory, piece.begin, storage.host_data() + piece.begin, piece.size());
+  record_use(from, queue, event);
   storage.host_valid().add(piece);
   storage.host_fills().push_back({piece, event});
   return event;
@@ -110,8 +202,8 @@ DeviceBuffer& Coherence::prepare_on_device(const Access& access, std::size_t dev
         add_pending(source.fills, piece, before);
         wait_on_queue(copy_in, before);
         auto event = copy_in.copy(*source.memory, piece.begin, *target.memory, piece.begin, piece.size());
-        target.valid.add(piece);
-        target.fills.push_back({piece, event});
+        record_use(source, copy_in, event);
+        add_fill(target, piece, copy_in, event);
       }
     }
     for (const ByteRange& piece : take_covered(remaining, storage.host_valid())) {
@@ -120,8 +212,8 @@ DeviceBuffer& Coherence::prepare_on_device(const Access& access, std::size_t dev
       wait_on_queue(copy_in, before);
       auto event = copy_in.write(*target.memory, piece.begin, storage.host_data() + piece.begin,
                                  piece.size());
-      target.valid.add(piece);
-      target.fills.push_back({piece, event});
+      add_fill(target, piece, copy_in, event);
+      transfers_.push_back({device, piece.size(), event});
     }
     for (auto& [other, source] : storage.replicas()) {
       if (remaining.empty()) break;
@@ -132,8 +224,7 @@ DeviceBuffer& Coherence::prepare_on_device(const Access& access, std::size_t dev
         copy_in.wait_for(*staged);
         auto event = copy_in.write(*target.memory, piece.begin, storage.host_data() + piece.begin,
                                    piece.size());
-        target.valid.add(piece);
-        target.fills.push_back({piece, event});
+        add_fill(target, piece, copy_in, event);
       }
     }
     if (!remaining.empty()) {
@@ -146,8 +237,28 @@ DeviceBuffer& Coherence::prepare_on_device(const Access& access, std::size_t dev
   return *target.memory;
 }
 
-void Coherence::written_on_device(const Access& access, std::size_t device) {
+void Coherence::add_fill(BufferStorage::Replica& target, ByteRange piece, Queue& queue,
+                         std::shared_ptr<Event> event) {
+  record_use(target, queue, event);
+  target.valid.add(piece);
+  target.fills.push_back({piece, std::move(event)});
+}
+
+std::size_t Coherence::missing_bytes(const Access& access, std::size_t device) const {
+  if (!reads(access.mode)) return 0;
+  const auto& replicas = access.slice.storage->replicas();
+  const auto found = replicas.find(devices_[device]);
+  if (found == replicas.end()) return access.slice.range.size();
+  std::size_t bytes = 0;
+  for (const ByteRange& piece : found->second.valid.missing(access.slice.range)) bytes += piece.size();
+  return bytes;
+}
+
+void Coherence::used_on_device(const Access& access, std::size_t device, Queue& queue,
+                               const std::shared_ptr<Event>& command) {
   BufferStorage& storage = *access.slice.storage;
+  record_use(storage.replicas().at(devices_[device]), queue, command);
+  if (!writes(access.mode)) return;
   const ByteRange range = access.slice.range;
   for (auto& [other, replica] : storage.replicas()) {
     drop_overlapping(replica.fills, range);
@@ -201,7 +312,12 @@ void Coherence::bring_home(BufferStorage& storage) {
                   {}, waits);
   for (const auto& event : waits) event->wait();
   storage.host_fills().clear();
-  for (Device* device : devices_) storage.replicas().erase(device);
+  for (std::size_t d = 0; d < devices_.size(); ++d) {
+    if (storage.replicas().erase(devices_[d]) != 0) {
+      residency_[d].used -= storage.size();
+      residency_[d].resident.erase(&storage);
+    }
+  }
 }
 
 }  // namespace alloy::detail

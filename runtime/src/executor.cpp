@@ -1,69 +1,46 @@
-// The data-flow executor: submission, device placement, coherence, completion.
+// The data-flow executor: submission, ready order, placement, completion.
 #include "alloy/executor.hpp"
-
-#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <future>
-#include <mutex>
 #include <map>
+#include <mutex>
 #include <set>
-#include <tuple>
 
 #include "alloy/error.hpp"
 #include "alloy/log.hpp"
 #include "coherence.hpp"
+#include "completion_watcher.hpp"
+#include "dependency_tracker.hpp"
+#include "host_workers.hpp"
+#include "scheduler.hpp"
 
 namespace alloy {
 namespace {
 
-constexpr std::size_t no_device = static_cast<std::size_t>(-1);
+/// Kernel times are sampled for the performance model until a key has this
+/// many, then one launch in this many, so that measuring stays cheap.
+constexpr std::size_t sample_every = 16;
+
+/// Ready tasks are issued highest rank first: the explicit priority, then the
+/// remaining critical path (tasks on the longest chain of dependents), then
+/// submission order.
+struct Rank {
+  int priority = 0;
+  std::uint32_t critical_path = 1;
+};
 
 struct TaskState {
   Task task;
+  Rank rank;
   std::vector<std::uint32_t> dependents;
   std::size_t unreleased = 0;  // dependencies whose dependents may not start yet
   bool released = false;       // device task enqueued, or host task finished
-  bool finished = false;       // host task finished
   std::exception_ptr error;
-  std::size_t device = no_device;
   Queue* queue = nullptr;
   std::shared_ptr<Event> event;  // a device task's completion
-  std::vector<std::shared_ptr<Event>> host_waits;  // what a host task waits for first
-};
-
-/// Host work waiting for a oneTBB worker. Workers take it from this queue
-/// under a mutex instead of from their task's captures: libtbb passes tasks
-/// between threads through synchronization that ThreadSanitizer cannot see
-/// (Debian's libtbb is not built with it), and this way no data crosses it.
-struct HostWork {
-  Executor::State* state;
-  std::uint32_t id;
-};
-
-class HostWorkers {
- public:
-  static HostWorkers& instance() {
-    static HostWorkers workers;
-    return workers;
-  }
-
-  void post(HostWork work) {
-    {
-      std::lock_guard lock(mutex_);
-      queue_.push_back(work);
-    }
-    arena_.enqueue([] { instance().run_one(); });
-  }
-
- private:
-  void run_one();
-
-  std::mutex mutex_;
-  std::deque<HostWork> queue_;
-  tbb::task_arena arena_;
 };
 
 std::string describe(std::exception_ptr error) {
@@ -76,99 +53,154 @@ std::string describe(std::exception_ptr error) {
   }
 }
 
+/// The remaining critical path of each task of a graph, in tasks.
+std::vector<std::uint32_t> critical_paths(const Graph& graph) {
+  std::vector<std::uint32_t> longest_after(graph.size(), 0);
+  std::vector<std::uint32_t> path(graph.size(), 1);
+  for (std::size_t i = graph.size(); i-- > 0;) {
+    path[i] = longest_after[i] + 1;
+    for (TaskId before : graph.tasks()[i].dependencies) {
+      longest_after[before.index] = std::max(longest_after[before.index], path[i]);
+    }
+  }
+  return path;
+}
+
 }  // namespace
 
 struct Executor::State {
-  State(Runtime& runtime_in, ExecutorOptions options_in)
-      : runtime(runtime_in), options(std::move(options_in)) {}
+  State(Runtime& runtime_in, ExecutorOptions options_in);
 
   Runtime& runtime;
   ExecutorOptions options;
   std::vector<Device*> devices;
   std::vector<detail::DeviceLanes> lanes;
+  std::vector<detail::Residency> residency;
+  detail::Coherence coherence{devices, lanes, residency};
+  PerformanceModel model;
+  std::unique_ptr<detail::Scheduler> scheduler;
   std::vector<std::size_t> task_counts;
-  std::size_t next_device = 0;
 
   std::mutex mutex;
   std::condition_variable host_idle;
-  Graph live;  // infers edges across every submission since the last reset
+  detail::DependencyTracker tracker;  // edges across every submission since the last reset
   std::deque<TaskState> states;
+  std::vector<std::uint32_t> ready;   // a heap by rank
   std::size_t host_in_flight = 0;
   std::set<std::shared_ptr<BufferStorage>> buffers;  // replicas to bring home at the end
-  // Kernels by (device, source hash, kernel name): held here because a
-  // Program hands out kernels it does not keep, and looking one up in the
-  // compile cache costs more than launching it.
-  std::map<std::tuple<std::size_t, std::uint64_t, std::string>, std::shared_ptr<Kernel>> kernels;
+  // Kernels by (device, kernel key): held here because a Program hands out
+  // kernels it does not keep, and looking one up in the compile cache costs
+  // more than launching it.
+  std::map<std::pair<std::size_t, std::uint64_t>, std::shared_ptr<Kernel>> kernels;
+  std::map<std::pair<std::size_t, std::uint64_t>, std::size_t> kernel_launches;
+
+  detail::CompletionWatcher watcher;  // last: stops before what its callbacks use
 
   // All below run with `mutex` held.
-  TaskId append(Task task);
-  void start(std::uint32_t id, std::vector<std::uint32_t>& ready);
-  void release(std::uint32_t id, std::vector<std::uint32_t>& ready);
-  void fail(std::uint32_t id, std::exception_ptr error, std::vector<std::uint32_t>& ready);
-  void drain(std::vector<std::uint32_t>& ready);
-  std::size_t choose_device(const Task& task);
+  void append(Task task, Rank rank);
+  bool before(std::uint32_t a, std::uint32_t b) const;
+  void make_ready(std::uint32_t id);
+  void drain();
+  void release(std::uint32_t id);
+  void fail(std::uint32_t id, std::exception_ptr error);
+  void start(std::uint32_t id);
   void start_device_task(std::uint32_t id);
   void start_host_task(std::uint32_t id);
+  void measure(const Task& task, std::size_t device, const std::shared_ptr<Event>& done);
   void run_host_task(std::uint32_t id);  // on a host worker, without the lock
-  void finish_host_task(std::uint32_t id, std::exception_ptr error);
+  void finish_host_task(std::uint32_t id, std::exception_ptr error);  // without the lock
 };
 
-TaskId Executor::State::append(Task task) {
-  // The function lives in the task state alone: dropping it there must
-  // release what it holds (synchronize's promise).
-  std::function<void()> function = std::move(task.function);
-  task.function = nullptr;
-  const TaskId id = live.add(std::move(task));
+Executor::State::State(Runtime& runtime_in, ExecutorOptions options_in)
+    : runtime(runtime_in), options(std::move(options_in)) {
+  devices = options.devices.empty() ? runtime.devices() : options.devices;
+  if (devices.empty()) {
+    throw InvalidArgument("an executor needs at least one device, and the runtime has none; "
+                          "run alloy-info to see why");
+  }
+  std::size_t limit = options.device_memory_limit;
+  if (limit == 0) limit = detail::device_memory_limit_from_environment().value_or(0);
+  for (Device* device : devices) {
+    lanes.emplace_back(*device, std::max(1u, options.compute_lanes));
+    residency.push_back({limit, 0, {}});
+  }
+  scheduler = std::make_unique<detail::Scheduler>(options, devices.size(), model);
+  task_counts.assign(devices.size(), 0);
+}
+
+void Executor::State::append(Task task, Rank rank) {
+  const auto id = static_cast<std::uint32_t>(states.size());
+  std::vector<TaskId>& dependencies = task.dependencies;
+  for (const Access& access : task.accesses) {
+    if (!access.slice.storage) throw InvalidArgument(task.label({id}) + ": an access names no buffer");
+    tracker.record(access, {id}, dependencies);
+  }
+  std::sort(dependencies.begin(), dependencies.end(),
+            [](TaskId a, TaskId b) { return a.index < b.index; });
+  dependencies.erase(std::unique(dependencies.begin(), dependencies.end()), dependencies.end());
+  std::erase(dependencies, TaskId{id});
+
   TaskState& state = states.emplace_back();
-  state.task = live.task(id);
-  state.task.function = std::move(function);
-  std::vector<std::uint32_t> ready;
+  state.task = std::move(task);
+  state.rank = rank;
+  if (state.task.options.priority) state.rank.priority = *state.task.options.priority;
   for (TaskId dependency : state.task.dependencies) {
-    TaskState& before = states[dependency.index];
-    if (!before.released) {
+    TaskState& earlier = states[dependency.index];
+    if (!earlier.released) {
       ++state.unreleased;
-      before.dependents.push_back(id.index);
+      earlier.dependents.push_back(id);
     }
   }
-  if (state.unreleased == 0) ready.push_back(id.index);
-  drain(ready);
-  return id;
+  if (state.unreleased == 0) make_ready(id);
 }
 
-void Executor::State::drain(std::vector<std::uint32_t>& ready) {
+bool Executor::State::before(std::uint32_t a, std::uint32_t b) const {
+  // std::push_heap keeps the greatest on top: "a < b" means b goes first.
+  const Rank& ra = states[a].rank;
+  const Rank& rb = states[b].rank;
+  if (ra.priority != rb.priority) return ra.priority < rb.priority;
+  if (ra.critical_path != rb.critical_path) return ra.critical_path < rb.critical_path;
+  return a > b;
+}
+
+void Executor::State::make_ready(std::uint32_t id) {
+  ready.push_back(id);
+  std::push_heap(ready.begin(), ready.end(), [this](auto a, auto b) { return before(a, b); });
+}
+
+void Executor::State::drain() {
   while (!ready.empty()) {
+    std::pop_heap(ready.begin(), ready.end(), [this](auto a, auto b) { return before(a, b); });
     const std::uint32_t id = ready.back();
     ready.pop_back();
-    start(id, ready);
+    start(id);
   }
 }
 
-void Executor::State::release(std::uint32_t id, std::vector<std::uint32_t>& ready) {
+void Executor::State::release(std::uint32_t id) {
   TaskState& state = states[id];
   state.released = true;
   for (std::uint32_t dependent : state.dependents) {
-    if (--states[dependent].unreleased == 0) ready.push_back(dependent);
+    if (--states[dependent].unreleased == 0) make_ready(dependent);
   }
 }
 
-void Executor::State::fail(std::uint32_t id, std::exception_ptr error,
-                           std::vector<std::uint32_t>& ready) {
+void Executor::State::fail(std::uint32_t id, std::exception_ptr error) {
   TaskState& state = states[id];
   state.error = std::move(error);
-  state.finished = true;
   // Dropping the function breaks any promise it holds (synchronize's).
   state.task.function = nullptr;
-  release(id, ready);
+  release(id);
 }
 
-void Executor::State::start(std::uint32_t id, std::vector<std::uint32_t>& ready) {
+void Executor::State::start(std::uint32_t id) {
   TaskState& state = states[id];
   for (TaskId dependency : state.task.dependencies) {
-    const TaskState& before = states[dependency.index];
-    if (before.error) {
+    const TaskState& earlier = states[dependency.index];
+    if (earlier.error) {
       const std::string why = state.task.label({id}) + " did not run: it depends on " +
-                              before.task.label(dependency) + ", which failed";
-      fail(id, std::make_exception_ptr(Error(why)), ready);
+                              earlier.task.label(dependency) + ", which failed";
+      fail(id, std::make_exception_ptr(Error(why)));
       return;
     }
   }
@@ -178,61 +210,57 @@ void Executor::State::start(std::uint32_t id, std::vector<std::uint32_t>& ready)
       return;  // released when it finishes
     }
     start_device_task(id);
-    release(id, ready);
+    release(id);
   } catch (...) {
-    fail(id, std::current_exception(), ready);
+    fail(id, std::current_exception());
   }
-}
-
-std::size_t Executor::State::choose_device(const Task& task) {
-  if (task.options.device) {
-    if (*task.options.device >= devices.size()) {
-      throw InvalidArgument("the task asks for device " + std::to_string(*task.options.device) +
-                            " but the executor has " + std::to_string(devices.size()));
-    }
-    return *task.options.device;
-  }
-  if (options.policy == SchedulingPolicy::least_loaded) {
-    std::size_t best = 0;
-    for (std::size_t d = 1; d < devices.size(); ++d) {
-      if (lanes[d].in_flight() < lanes[best].in_flight()) best = d;
-    }
-    return best;
-  }
-  return next_device++ % devices.size();
 }
 
 void Executor::State::start_device_task(std::uint32_t id) {
   TaskState& state = states[id];
   const Task& task = state.task;
-  const std::size_t d = choose_device(task);
+  const bool predicts = options.policy == SchedulingPolicy::earliest_finish_time;
+  const std::size_t d = scheduler->choose(task, [&](std::size_t device) {
+    detail::DeviceLoad load;
+    load.in_flight = lanes[device].in_flight();
+    if (predicts) {
+      for (const Access& access : task.accesses) load.missing_bytes += coherence.missing_bytes(access, device);
+    }
+    return load;
+  });
   Device& device = *devices[d];
   detail::DeviceLanes& lane = lanes[d];
   Queue& queue = task.kind == TaskKind::kernel ? lane.next_compute() : lane.copy_in();
 
-  // Producers of the data this task uses; host tasks among them are done.
+  // Producers of the data this task uses (host tasks among them are done).
+  // The task's own queue runs in order, so it need not wait for those on it.
   std::vector<std::shared_ptr<Event>> producers;
+  std::vector<std::shared_ptr<Event>> waits;
   for (TaskId dependency : task.dependencies) {
-    if (const auto& event = states[dependency.index].event) producers.push_back(event);
+    const TaskState& earlier = states[dependency.index];
+    if (!earlier.event) continue;
+    producers.push_back(earlier.event);
+    if (earlier.queue != &queue) waits.push_back(earlier.event);
   }
-  detail::Coherence coherence(devices, lanes);
-  std::vector<std::shared_ptr<Event>> waits = producers;
+  coherence.reserve(task.accesses, d, [&] { return task.label({id}); });
   std::vector<DeviceBuffer*> memories;
   for (const Access& access : task.accesses) {
     buffers.insert(access.slice.storage);
     memories.push_back(&coherence.prepare_on_device(access, d, producers, waits));
   }
+  std::sort(waits.begin(), waits.end());
+  waits.erase(std::unique(waits.begin(), waits.end()), waits.end());
   for (const auto& event : waits) {
-    if (event->is_complete()) continue;
-    queue.wait_for(*event);
+    if (!event->is_complete()) queue.wait_for(*event);
   }
 
   std::shared_ptr<Event> done;
   switch (task.kind) {
     case TaskKind::kernel: {
-      std::shared_ptr<Kernel>& kernel = kernels[{d, task.source_hash, task.kernel_name}];
-      if (!kernel) kernel = runtime.program(device, task.source)->kernel(task.kernel_name);
+      std::shared_ptr<Kernel>& kernel = kernels[{d, task.kernel_key}];
+      if (!kernel) kernel = runtime.program(device, *task.source)->kernel(task.kernel_name);
       std::vector<KernelArg> args;
+      args.reserve(task.args.size());
       for (const auto& arg : task.args) {
         args.push_back(std::holds_alternative<std::size_t>(arg)
                            ? KernelArg::from(*memories[std::get<std::size_t>(arg)])
@@ -255,25 +283,44 @@ void Executor::State::start_device_task(std::uint32_t id) {
     case TaskKind::host:
       break;
   }
-  for (const Access& access : task.accesses) {
-    if (writes(access.mode)) coherence.written_on_device(access, d);
-  }
+  for (const Access& access : task.accesses) coherence.used_on_device(access, d, queue, done);
   state.event = done;
   state.queue = &queue;
-  state.device = d;
   lane.track(done);
   ++task_counts[d];
+  if (predicts && !options.deterministic) measure(task, d, done);
+}
+
+void Executor::State::measure(const Task& task, std::size_t device,
+                              const std::shared_ptr<Event>& done) {
+  for (auto& transfer : coherence.take_transfers()) {
+    watcher.watch({transfer.event}, [this, transfer](std::exception_ptr failed) {
+      if (failed) return;
+      const double seconds = static_cast<double>(transfer.event->timing().duration_ns()) * 1e-9;
+      model.record_transfer(transfer.device, transfer.bytes, seconds);
+    });
+  }
+  if (task.kind != TaskKind::kernel) return;
+  const std::size_t items = detail::work_items(task);
+  const std::size_t launches = kernel_launches[{device, task.kernel_key}]++;
+  if (launches >= sample_every && launches % sample_every != 0 &&
+      model.kernel_samples(task.kernel_key, device, items) >= PerformanceModel::min_samples) {
+    return;
+  }
+  watcher.watch({done}, [this, key = task.kernel_key, device, items, done](std::exception_ptr failed) {
+    if (failed) return;
+    const double seconds = static_cast<double>(done->timing().duration_ns()) * 1e-9;
+    model.record_kernel(key, device, items, seconds);
+  });
 }
 
 void Executor::State::start_host_task(std::uint32_t id) {
   TaskState& state = states[id];
-  detail::Coherence coherence(devices, lanes);
-  std::vector<std::shared_ptr<Event>> waits;
   std::vector<std::shared_ptr<Event>> producers;
   for (TaskId dependency : state.task.dependencies) {
     if (const auto& event = states[dependency.index].event) producers.push_back(event);
   }
-  waits = producers;
+  std::vector<std::shared_ptr<Event>> waits = producers;
   for (const Access& access : state.task.accesses) {
     buffers.insert(access.slice.storage);
     coherence.prepare_on_host(access, producers, waits);
@@ -281,24 +328,30 @@ void Executor::State::start_host_task(std::uint32_t id) {
   for (const Access& access : state.task.accesses) {
     if (writes(access.mode)) coherence.written_on_host(access);
   }
-  state.host_waits = std::move(waits);
+  std::erase_if(waits, [](const auto& event) { return event->is_complete(); });
   ++host_in_flight;
-  // Waiting for device events happens on the host worker, never on the
-  // thread that feeds the devices.
-  HostWorkers::instance().post({this, id});
+  if (waits.empty()) {
+    detail::HostWorkers::instance().post([this, id] { run_host_task(id); });
+    return;
+  }
+  // The completion thread waits for the device work; the feeder goes on.
+  watcher.watch(std::move(waits), [this, id](std::exception_ptr failed) {
+    if (failed) {
+      finish_host_task(id, failed);
+    } else {
+      detail::HostWorkers::instance().post([this, id] { run_host_task(id); });
+    }
+  });
 }
 
 void Executor::State::run_host_task(std::uint32_t id) {
-  std::vector<std::shared_ptr<Event>> waits;
   std::function<void()> function;
   {
     std::lock_guard lock(mutex);
-    waits = std::move(states[id].host_waits);
     function = std::move(states[id].task.function);
   }
   std::exception_ptr error;
   try {
-    for (const auto& event : waits) event->wait();
     if (function) function();
   } catch (...) {
     error = std::current_exception();
@@ -309,41 +362,18 @@ void Executor::State::run_host_task(std::uint32_t id) {
 
 void Executor::State::finish_host_task(std::uint32_t id, std::exception_ptr error) {
   std::lock_guard lock(mutex);
-  std::vector<std::uint32_t> ready;
   if (error) {
-    fail(id, error, ready);
+    fail(id, error);
   } else {
-    states[id].finished = true;
-    release(id, ready);
+    release(id);
   }
-  drain(ready);
+  drain();
   --host_in_flight;
   host_idle.notify_all();
 }
 
-void HostWorkers::run_one() {
-  HostWork work{};
-  {
-    std::lock_guard lock(mutex_);
-    work = queue_.front();
-    queue_.pop_front();
-  }
-  work.state->run_host_task(work.id);
-}
-
 Executor::Executor(Runtime& runtime, ExecutorOptions options)
-    : state_(std::make_unique<State>(runtime, std::move(options))) {
-  State& state = *state_;
-  state.devices = state.options.devices.empty() ? runtime.devices() : state.options.devices;
-  if (state.devices.empty()) {
-    throw InvalidArgument("an executor needs at least one device, and the runtime has none; "
-                          "run alloy-info to see why");
-  }
-  for (Device* device : state.devices) {
-    state.lanes.emplace_back(*device, std::max(1u, state.options.compute_lanes));
-  }
-  state.task_counts.assign(state.devices.size(), 0);
-}
+    : state_(std::make_unique<State>(runtime, std::move(options))) {}
 
 Executor::~Executor() {
   try {
@@ -354,8 +384,7 @@ Executor::~Executor() {
   // Buffers outlive the executor: their contents come home, and the device
   // replicas this executor made are released with its devices' queues.
   try {
-    detail::Coherence coherence(state_->devices, state_->lanes);
-    for (const auto& storage : state_->buffers) coherence.bring_home(*storage);
+    for (const auto& storage : state_->buffers) state_->coherence.bring_home(*storage);
   } catch (const std::exception& error) {
     log_warning(std::string("executor could not bring buffers back to host memory: ") +
                 error.what());
@@ -363,30 +392,31 @@ Executor::~Executor() {
 }
 
 void Executor::run(const Graph& graph) {
+  const std::vector<std::uint32_t> paths = critical_paths(graph);
   std::lock_guard lock(state_->mutex);
   const auto first = static_cast<std::uint32_t>(state_->states.size());
-  for (const Task& original : graph.tasks()) {
+  // Every task is in before any starts, so the ready ones go in rank order.
+  for (std::size_t i = 0; i < graph.size(); ++i) {
+    const Task& original = graph.tasks()[i];
     Task task = original;
-    // The live graph infers the edges again, now also to earlier submissions;
-    // only the explicit ones are carried over.
+    // Edges are inferred again, now also to earlier submissions; only the
+    // explicit ones are carried over.
     task.dependencies.clear();
-    for (TaskId before : original.ordered_after) {
-      task.dependencies.push_back({first + before.index});
-    }
-    state_->append(std::move(task));
+    for (TaskId before : original.ordered_after) task.dependencies.push_back({first + before.index});
+    state_->append(std::move(task), {0, paths[i]});
   }
-}
-
-TaskId Executor::submit(Task task) {
-  std::lock_guard lock(state_->mutex);
-  return state_->append(std::move(task));
+  state_->drain();
 }
 
 TaskId Executor::submit_only_task(const Graph& one) {
   Task task = one.tasks().front();
   task.dependencies.clear();
   task.ordered_after.clear();
-  return submit(std::move(task));
+  std::lock_guard lock(state_->mutex);
+  const TaskId id{static_cast<std::uint32_t>(state_->states.size())};
+  state_->append(std::move(task), {});
+  state_->drain();
+  return id;
 }
 
 TaskId Executor::kernel(ProgramSource source, std::string kernel_name, LaunchRange range,
@@ -445,6 +475,9 @@ void Executor::wait() {
   }
 
   lock.lock();
+  if (state.states.size() == count) {
+    for (auto& lane : state.lanes) lane.all_complete();
+  }
   for (auto& [id, error] : device_failures) {
     if (!state.states[id].error) state.states[id].error = error;
   }
@@ -456,13 +489,15 @@ void Executor::wait() {
   // Forget finished work unless more arrived meanwhile; buffers keep their state.
   if (state.states.size() == count && state.host_in_flight == 0) {
     state.states.clear();
-    state.live = Graph();
+    state.tracker = detail::DependencyTracker();
   }
   lock.unlock();
   if (!first_failure.empty()) throw Error(first_failure);
 }
 
 const std::vector<Device*>& Executor::devices() const { return state_->devices; }
+
+PerformanceModel& Executor::performance_model() { return state_->model; }
 
 std::vector<std::size_t> Executor::tasks_per_device() const {
   std::lock_guard lock(state_->mutex);

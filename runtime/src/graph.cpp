@@ -2,56 +2,12 @@
 #include "alloy/graph.hpp"
 
 #include <algorithm>
-#include <map>
 
 #include "alloy/dialect.hpp"
 #include "alloy/error.hpp"
+#include "dependency_tracker.hpp"
 
 namespace alloy {
-
-/// Per buffer, which task last wrote each byte range and which tasks read it
-/// since: a new access depends on exactly those it conflicts with.
-struct Graph::Tracker {
-  struct Segment {
-    std::size_t end = 0;
-    std::optional<TaskId> writer;
-    std::vector<TaskId> readers;  // since the last write
-  };
-  // storage id -> begin -> segment; segments cover each buffer without gaps
-  std::map<std::uint64_t, std::map<std::size_t, Segment>> buffers;
-
-  /// Splits segments so that `at` is a segment boundary.
-  static void split(std::map<std::size_t, Segment>& segments, std::size_t at) {
-    auto it = segments.upper_bound(at);
-    if (it == segments.begin()) return;
-    --it;
-    if (it->first == at || it->second.end <= at) return;
-    Segment tail = it->second;
-    it->second.end = at;
-    segments.emplace(at, std::move(tail));
-  }
-
-  void record(const Access& access, TaskId task, std::vector<TaskId>& dependencies) {
-    auto& segments = buffers[access.slice.storage->id()];
-    if (segments.empty()) segments.emplace(0, Segment{access.slice.storage->size(), {}, {}});
-    const ByteRange range = access.slice.range;
-    if (range.empty()) return;
-    split(segments, range.begin);
-    split(segments, range.end);
-    for (auto it = segments.lower_bound(range.begin); it != segments.end() && it->first < range.end;
-         ++it) {
-      Segment& segment = it->second;
-      if (segment.writer) dependencies.push_back(*segment.writer);  // RAW, WAW
-      if (writes(access.mode)) {
-        dependencies.insert(dependencies.end(), segment.readers.begin(), segment.readers.end());  // WAR
-        segment.writer = task;
-        segment.readers.clear();
-      } else {
-        segment.readers.push_back(task);
-      }
-    }
-  }
-};
 
 std::string Task::label(TaskId id) const {
   static constexpr const char* kinds[] = {"kernel", "copy", "fill", "host"};
@@ -60,7 +16,7 @@ std::string Task::label(TaskId id) const {
   return text + " (" + kinds[static_cast<int>(kind)] + ")";
 }
 
-Graph::Graph() : tracker_(std::make_unique<Tracker>()) {}
+Graph::Graph() : tracker_(std::make_unique<detail::DependencyTracker>()) {}
 Graph::~Graph() = default;
 Graph::Graph(Graph&&) noexcept = default;
 Graph& Graph::operator=(Graph&&) noexcept = default;
@@ -97,10 +53,10 @@ TaskId Graph::kernel(ProgramSource source, std::string kernel_name, LaunchRange 
   task.kind = TaskKind::kernel;
   task.options = std::move(options);
   if (task.options.name.empty()) task.options.name = kernel_name;
-  task.source = std::move(source);
-  task.source_hash = stable_hash(task.source.source + '\n' + task.source.options + '\n' +
-                                 task.source.name);
+  const SharedSource& shared = share(std::move(source));
+  task.source = shared.source;
   task.kernel_name = std::move(kernel_name);
+  task.kernel_key = stable_hash(std::to_string(shared.hash) + '\n' + task.kernel_name);
   task.range = range;
   for (TaskArg& arg : args) {
     if (arg.access) {
@@ -111,6 +67,21 @@ TaskId Graph::kernel(ProgramSource source, std::string kernel_name, LaunchRange 
     }
   }
   return add(std::move(task));
+}
+
+const Graph::SharedSource& Graph::share(ProgramSource source) {
+  for (const SharedSource& known : sources_) {
+    const ProgramSource& program = *known.source;
+    if (program.source == source.source && program.options == source.options &&
+        program.name == source.name) {
+      return known;
+    }
+  }
+  std::string identity = source.source;
+  identity.append("\n").append(source.options).append("\n").append(source.name);
+  const std::uint64_t hash = stable_hash(identity);
+  return sources_.emplace_back(
+      SharedSource{std::make_shared<const ProgramSource>(std::move(source)), hash});
 }
 
 TaskId Graph::copy(BufferSlice from, BufferSlice to, TaskOptions options) {

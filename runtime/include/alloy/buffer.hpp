@@ -16,6 +16,7 @@
 namespace alloy {
 
 class Device;
+class Queue;
 
 /// The untyped state behind Buffer<T>: host memory and, per device, a replica
 /// with the byte ranges it holds valid data for. The executor keeps these
@@ -42,6 +43,10 @@ class BufferStorage {
     std::unique_ptr<DeviceBuffer> memory;
     IntervalSet valid;
     std::vector<PendingFill> fills;
+    /// Per queue, the last command that reads or writes this memory: the
+    /// replica may be freed once these completed (queues run in order).
+    std::vector<std::pair<Queue*, std::shared_ptr<Event>>> uses;
+    std::uint64_t last_use = 0;  ///< when a task last needed it: least recent goes first
   };
 
   /// Coherence state, changed only by the Executor running tasks on it (one

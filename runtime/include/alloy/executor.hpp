@@ -7,22 +7,36 @@
 #include <vector>
 
 #include "alloy/graph.hpp"
+#include "alloy/performance_model.hpp"
 #include "alloy/runtime.hpp"
 
 namespace alloy {
 
 enum class SchedulingPolicy {
-  /// Task i goes to device i mod n (among tasks without a fixed device):
-  /// deterministic, for tests.
+  /// Task i goes to device i mod n (among tasks without a fixed device).
   round_robin,
   /// The device with the fewest tasks submitted and not yet known complete.
   least_loaded,
+  /// The device where the task is predicted to finish first, from measured
+  /// kernel times per (kernel, device, size) and transfer bandwidth for the
+  /// inputs it lacks (see PerformanceModel); kernels not yet measured on a
+  /// device are sent there first to measure them.
+  earliest_finish_time,
 };
 
 struct ExecutorOptions {
   std::vector<Device*> devices;  ///< empty: every device of the runtime
   SchedulingPolicy policy = SchedulingPolicy::round_robin;
   unsigned compute_lanes = 1;    ///< in-order queues for kernels, per device
+  /// Placement depends only on the submitted tasks and the performance model
+  /// as it was when the executor was made, never on timings or completions
+  /// seen while running: the same program places the same way. For tests.
+  bool deterministic = false;
+  /// Device memory the executor's buffer replicas may take per device, in
+  /// bytes; 0 takes ALLOY_DEVICE_MEMORY_LIMIT (e.g. "64M") if set, else only
+  /// the device's own memory limits. Beyond it, least recently used replicas
+  /// are written back and freed.
+  std::size_t device_memory_limit = 0;
 };
 
 /// Runs tasks on devices with data-flow ordering: each task starts once the
@@ -69,13 +83,14 @@ class Executor {
   void wait();
 
   const std::vector<Device*>& devices() const;
+  /// What earliest_finish_time predicts from; record into it to seed it.
+  PerformanceModel& performance_model();
   /// Tasks run per device since the executor was made, in devices() order.
   std::vector<std::size_t> tasks_per_device() const;
 
   struct State;  ///< defined in executor.cpp
 
  private:
-  TaskId submit(Task task);
   /// Submits the single task of `one`, whose edges are inferred again here.
   TaskId submit_only_task(const Graph& one);
 

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -17,6 +18,9 @@
 #include "alloy/launch_range.hpp"
 
 namespace alloy {
+namespace detail {
+class DependencyTracker;
+}
 
 /// A task's position in its graph.
 struct TaskId {
@@ -53,9 +57,11 @@ struct Task {
   std::vector<TaskId> ordered_after;  ///< the explicit ones alone (Graph::order)
 
   // kernel: arguments refer to accesses by index, or are scalars
-  ProgramSource source;
-  std::uint64_t source_hash = 0;  ///< of source, options and name: keys kernel lookups
+  std::shared_ptr<const ProgramSource> source;  ///< shared by the tasks of one program
   std::string kernel_name;
+  /// Hash of the source, its options and name, and the kernel name: keys
+  /// kernel lookups and timing history.
+  std::uint64_t kernel_key = 0;
   std::optional<LaunchRange> range;
   std::vector<std::variant<std::size_t, KernelArg>> args;
   // fill
@@ -103,9 +109,16 @@ class Graph {
   TaskId fill_bytes(BufferSlice slice, std::uint32_t pattern, std::size_t pattern_bytes,
                     TaskOptions options);
 
-  struct Tracker;
+  struct SharedSource {
+    std::shared_ptr<const ProgramSource> source;
+    std::uint64_t hash;  ///< of its text, options and name
+  };
+  /// The shared copy of `source`, made (and hashed) once per distinct program.
+  const SharedSource& share(ProgramSource source);
+
   std::vector<Task> tasks_;
-  std::unique_ptr<Tracker> tracker_;
+  std::unique_ptr<detail::DependencyTracker> tracker_;
+  std::vector<SharedSource> sources_;
 };
 
 template <class T>

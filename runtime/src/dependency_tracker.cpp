@@ -1,0 +1,37 @@
+// Conflicts between buffer accesses, per byte range.
+#include "dependency_tracker.hpp"
+
+namespace alloy::detail {
+
+void DependencyTracker::split(Segments& segments, std::size_t at) {
+  auto it = segments.upper_bound(at);
+  if (it == segments.begin()) return;
+  --it;
+  if (it->first == at || it->second.end <= at) return;
+  Segment tail = it->second;
+  it->second.end = at;
+  segments.emplace(at, std::move(tail));
+}
+
+void DependencyTracker::record(const Access& access, TaskId task, std::vector<TaskId>& dependencies) {
+  Segments& segments = buffers_[access.slice.storage->id()];
+  if (segments.empty()) segments.emplace(0, Segment{access.slice.storage->size(), {}, {}});
+  const ByteRange range = access.slice.range;
+  if (range.empty()) return;
+  split(segments, range.begin);
+  split(segments, range.end);
+  for (auto it = segments.lower_bound(range.begin); it != segments.end() && it->first < range.end;
+       ++it) {
+    Segment& segment = it->second;
+    if (segment.writer) dependencies.push_back(*segment.writer);  // RAW, WAW
+    if (writes(access.mode)) {
+      dependencies.insert(dependencies.end(), segment.readers.begin(), segment.readers.end());  // WAR
+      segment.writer = task;
+      segment.readers.clear();
+    } else {
+      segment.readers.push_back(task);
+    }
+  }
+}
+
+}  // namespace alloy::detail

@@ -1,0 +1,37 @@
+// Which earlier tasks a new access conflicts with (internal to the runtime).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "alloy/buffer.hpp"
+#include "alloy/graph.hpp"
+
+namespace alloy::detail {
+
+/// Per buffer, which task last wrote each byte range and which tasks read it
+/// since: a new access depends on exactly those it conflicts with (read after
+/// write, write after read, write after write). Used by Graph while it is
+/// built and by Executor across submissions.
+class DependencyTracker {
+ public:
+  /// Records that `task` makes `access`, appending the tasks it must follow.
+  void record(const Access& access, TaskId task, std::vector<TaskId>& dependencies);
+
+ private:
+  struct Segment {
+    std::size_t end = 0;
+    std::optional<TaskId> writer;
+    std::vector<TaskId> readers;  // since the last write
+  };
+  using Segments = std::map<std::size_t, Segment>;  // begin -> segment, no gaps
+
+  /// Splits segments so that `at` is a segment boundary.
+  static void split(Segments& segments, std::size_t at);
+
+  std::map<std::uint64_t, Segments> buffers_;  // by storage id
+};
+
+}  // namespace alloy::detail
