@@ -58,7 +58,10 @@ void apply_on_host(const Step& step, std::vector<std::vector<int>>& model) {
   }
 }
 
-void submit(const Step& step, Executor& executor, std::vector<Buffer<int>>& buffers) {
+/// Adds the step to an Executor (immediate mode) or to a Graph: both take
+/// the same calls.
+template <class Target>
+void submit(const Step& step, Target& executor, std::vector<Buffer<int>>& buffers) {
   Buffer<int>& data = buffers[step.buffer];
   const BufferSlice slice = data.slice(step.first, step.count);
   switch (step.kind) {
@@ -81,8 +84,16 @@ void submit(const Step& step, Executor& executor, std::vector<Buffer<int>>& buff
   }
 }
 
-/// Runs one random graph of `length` tasks; returns false on a mismatch.
-void check_graph(unsigned seed, int length, const std::vector<Device*>& devices) {
+/// How a batch of random graphs is run.
+struct Variant {
+  std::vector<Device*> devices;
+  SchedulingPolicy policy = SchedulingPolicy::round_robin;
+  std::size_t device_memory_limit = 0;
+  bool as_graph = false;  ///< built as a Graph, then run; else submitted one by one
+};
+
+/// Runs one random graph of `length` tasks and compares with the host model.
+void check_graph(unsigned seed, int length, const Variant& variant) {
   CAPTURE(seed);
   std::mt19937 random(seed);
   std::vector<std::vector<int>> model(buffer_count, std::vector<int>(elements));
@@ -92,13 +103,21 @@ void check_graph(unsigned seed, int length, const std::vector<Device*>& devices)
     buffers.emplace_back(std::span<const int>(model[b]));
   }
   ExecutorOptions options;
-  options.devices = devices;
+  options.devices = variant.devices;
+  options.policy = variant.policy;
+  options.device_memory_limit = variant.device_memory_limit;
   Executor executor(runtime(), options);
+  Graph graph;
   for (int t = 0; t < length; ++t) {
     const Step step = random_step(random);
     apply_on_host(step, model);
-    submit(step, executor, buffers);
+    if (variant.as_graph) {
+      submit(step, graph, buffers);
+    } else {
+      submit(step, executor, buffers);
+    }
   }
+  if (variant.as_graph) executor.run(graph);
   for (int b = 0; b < buffer_count; ++b) executor.synchronize(buffers[b]);
   executor.wait();
   for (int b = 0; b < buffer_count; ++b) {
@@ -113,12 +132,12 @@ int graph_count() {
   return count != nullptr ? std::atoi(count) : 1000;
 }
 
-void run_random_graphs(const std::vector<Device*>& devices, unsigned base_seed) {
+void run_random_graphs(const Variant& variant, unsigned base_seed) {
   if (const char* replay = std::getenv("ALLOY_GRAPH_SEED")) {
-    check_graph(static_cast<unsigned>(std::strtoul(replay, nullptr, 10)), 24, devices);
+    check_graph(static_cast<unsigned>(std::strtoul(replay, nullptr, 10)), 24, variant);
     return;
   }
-  for (int g = 0; g < graph_count(); ++g) check_graph(base_seed + static_cast<unsigned>(g), 24, devices);
+  for (int g = 0; g < graph_count(); ++g) check_graph(base_seed + static_cast<unsigned>(g), 24, variant);
 }
 
 }  // namespace
@@ -129,7 +148,7 @@ TEST_CASE("Executor.Random.graphs_one_device") {
     skip("no device of the backend");
     return;
   }
-  run_random_graphs({devices.front()}, 1000000);
+  run_random_graphs({.devices = {devices.front()}}, 1000000);
 }
 
 TEST_CASE("Executor.Random.graphs_two_devices") {
@@ -138,7 +157,23 @@ TEST_CASE("Executor.Random.graphs_two_devices") {
     skip("needs two devices of the backend");
     return;
   }
-  run_random_graphs({devices[0], devices[1]}, 2000000);
+  run_random_graphs({.devices = {devices[0], devices[1]}}, 2000000);
+}
+
+// Whole graphs (issued in rank order, not submission order), placed by
+// earliest finish time, with room for only two of the three buffers per
+// device, so replicas are evicted and written back all the time.
+TEST_CASE("Executor.Random.graphs_two_devices_earliest_finish_under_memory_cap") {
+  const std::vector<Device*> devices = selected_devices();
+  if (devices.size() < 2) {
+    skip("needs two devices of the backend");
+    return;
+  }
+  run_random_graphs({.devices = {devices[0], devices[1]},
+                     .policy = SchedulingPolicy::earliest_finish_time,
+                     .device_memory_limit = 2 * elements * sizeof(int),
+                     .as_graph = true},
+                    3000000);
 }
 
 }  // namespace alloy::test

@@ -1,0 +1,137 @@
+// Device memory under a cap: least recently used replicas are written back
+// and evicted, a task that cannot fit is refused with its sizes, and
+// ALLOY_DEVICE_MEMORY_LIMIT is parsed strictly.
+#include <cstdlib>
+
+#include "embedded/conformance_source.hpp"
+#include "support/test_devices.hpp"
+
+namespace alloy::test {
+namespace {
+
+const ProgramSource conformance{"conformance.cl", std::string(alloy_kernels::conformance_source), ""};
+constexpr int elements = 16 * 1024;  // 64 KiB per buffer
+
+ExecutorOptions capped(std::size_t bytes) {
+  ExecutorOptions options;
+  options.devices = {selected_devices().front()};
+  options.device_memory_limit = bytes;
+  return options;
+}
+
+void add(Executor& executor, Buffer<int>& data, int value) {
+  executor.kernel(conformance, "add_to_range", {Extent(elements)},
+                  {0, elements, value, read_write(data)});
+}
+
+std::size_t replicas_on(const std::vector<Buffer<int>>& buffers, Device* device) {
+  std::size_t count = 0;
+  for (const auto& buffer : buffers) count += buffer.storage()->replicas().count(device);
+  return count;
+}
+
+/// Sets an environment variable for one test, then restores it.
+class ScopedEnvironment {
+ public:
+  ScopedEnvironment(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    ::setenv(name, value, 1);
+  }
+  ~ScopedEnvironment() {
+    if (old_) {
+      ::setenv(name_, old_->c_str(), 1);
+    } else {
+      ::unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+}  // namespace
+
+TEST_CASE("Executor.Memory.eviction_keeps_every_result") {
+  if (selected_devices().empty()) return skip("no device of the backend");
+  Device* device = selected_devices().front();
+  // Room for two of the six buffers: every pass evicts, and the evicted
+  // replicas hold the only current copy (dirty), so they must be written back.
+  Executor executor(runtime(), capped(2 * elements * sizeof(int) + 1000));
+  std::vector<Buffer<int>> buffers;
+  for (int b = 0; b < 6; ++b) buffers.emplace_back(elements);
+  for (int pass = 1; pass <= 3; ++pass) {
+    for (int b = 0; b < 6; ++b) add(executor, buffers[b], pass * (b + 1));
+    executor.wait();
+    CHECK(replicas_on(buffers, device) <= 2);
+  }
+  for (int b = 0; b < 6; ++b) {
+    executor.synchronize(buffers[b]);
+    for (int value : buffers[b].host()) REQUIRE(value == 6 * (b + 1));
+  }
+  executor.wait();
+}
+
+TEST_CASE("Executor.Memory.least_recently_used_goes_first") {
+  if (selected_devices().empty()) return skip("no device of the backend");
+  Device* device = selected_devices().front();
+  Executor executor(runtime(), capped(2 * elements * sizeof(int)));
+  Buffer<int> a(elements);
+  Buffer<int> b(elements);
+  Buffer<int> c(elements);
+  add(executor, a, 1);
+  add(executor, b, 1);
+  add(executor, a, 1);  // a is now more recent than b
+  add(executor, c, 1);  // no room: b goes
+  executor.wait();
+  CHECK(a.storage()->replicas().count(device) == 1);
+  CHECK(b.storage()->replicas().count(device) == 0);
+  CHECK(c.storage()->replicas().count(device) == 1);
+  // b's bytes were written back before it went.
+  CHECK(b.storage()->host_valid().contains({0, elements * sizeof(int)}));
+  for (int value : b.host()) REQUIRE(value == 1);
+}
+
+TEST_CASE("Executor.Memory.task_larger_than_the_cap_is_refused") {
+  if (selected_devices().empty()) return skip("no device of the backend");
+  Executor executor(runtime(), capped(elements * sizeof(int)));
+  Buffer<int> in(elements);
+  Buffer<int> out(elements);
+  executor.kernel(conformance, "scale_offset", {Extent(elements)},
+                  {elements, 2, 1, read(in), write(out)});
+  try {
+    executor.wait();
+    FAIL("a task needing twice the cap ran");
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    CHECK(message.find("scale_offset") != std::string::npos);
+    CHECK(message.find("needs 128.0 KiB") != std::string::npos);
+    CHECK(message.find("may use 64.0 KiB") != std::string::npos);
+  }
+  // The executor goes on with work that fits.
+  add(executor, in, 5);
+  executor.synchronize(in);
+  for (int value : in.host()) REQUIRE(value == 5);
+  executor.wait();
+}
+
+TEST_CASE("Executor.Memory.limit_from_the_environment") {
+  if (selected_devices().empty()) return skip("no device of the backend");
+  {
+    ScopedEnvironment limit("ALLOY_DEVICE_MEMORY_LIMIT", "64K");
+    Executor executor(runtime(), capped(0));
+    Buffer<int> in(elements);
+    Buffer<int> out(elements);
+    executor.kernel(conformance, "scale_offset", {Extent(elements)},
+                    {elements, 2, 1, read(in), write(out)});
+    CHECK_THROWS_WITH_AS(executor.wait(), doctest::Contains("may use 64.0 KiB"), Error);
+  }
+  for (const char* bad : {"lots", "12Q", "-5", "0", "1KB"}) {
+    CAPTURE(bad);
+    ScopedEnvironment limit("ALLOY_DEVICE_MEMORY_LIMIT", bad);
+    CHECK_THROWS_WITH_AS(Executor(runtime(), capped(0)), doctest::Contains("ALLOY_DEVICE_MEMORY_LIMIT"),
+                         InvalidArgument);
+  }
+}
+
+}  // namespace alloy::test
