@@ -63,37 +63,40 @@ std::size_t Scheduler::earliest_finish(const Task& task,
                                        const std::function<DeviceLoad(std::size_t)>& load) {
   std::vector<DeviceLoad> loads;
   std::vector<std::optional<double>> seconds;
-  bool calibrating = false;
+  double measured_sum = 0;
+  std::size_t measured = 0;
   for (std::size_t d = 0; d < device_count_; ++d) {
     loads.push_back(load(d));
     seconds.push_back(estimate(task, d));
-    calibrating = calibrating || !seconds.back();
+    if (seconds.back()) {
+      measured_sum += *seconds.back();
+      ++measured;
+    }
   }
-  const double start = now();
-  std::size_t chosen = device_count_;
-  double best = 0;
-  for (std::size_t d = 0; d < device_count_; ++d) {
-    if (calibrating) {
-      // Measure the kernel where it has not been measured, spreading the
-      // calibration runs over the least loaded such devices.
-      if (seconds[d]) continue;
-      const double busy =
-          static_cast<double>(deterministic_ ? assigned_[d] : loads[d].in_flight);
-      if (chosen == device_count_ || busy < best) {
-        best = busy;
+  std::size_t chosen = 0;
+  if (measured == 0) {
+    // Nothing to predict from yet: spread the work, and so the measurements.
+    for (std::size_t d = 1; d < device_count_; ++d) {
+      const auto busy = [&](std::size_t i) { return deterministic_ ? assigned_[i] : loads[i].in_flight; };
+      if (busy(d) < busy(chosen)) chosen = d;
+    }
+  } else {
+    // A device that has not run this kernel yet is assumed to be average:
+    // it gets its share, and with it the measurements that replace the guess.
+    const double average = measured_sum / static_cast<double>(measured);
+    const double start = now();
+    double best = 0;
+    for (std::size_t d = 0; d < device_count_; ++d) {
+      const double transfer =
+          static_cast<double>(loads[d].missing_bytes) / model_.bytes_per_second(d);
+      const double finish = std::max(start, free_at_[d]) + transfer + seconds[d].value_or(average);
+      if (d == 0 || finish < best) {
+        best = finish;
         chosen = d;
       }
-      continue;
     }
-    const double transfer =
-        static_cast<double>(loads[d].missing_bytes) / model_.bytes_per_second(d);
-    const double finish = std::max(start, free_at_[d]) + transfer + *seconds[d];
-    if (chosen == device_count_ || finish < best) {
-      best = finish;
-      chosen = d;
-    }
+    free_at_[chosen] = best;
   }
-  if (!calibrating) free_at_[chosen] = best;
   ++assigned_[chosen];
   return chosen;
 }

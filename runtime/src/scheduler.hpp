@@ -22,8 +22,9 @@ struct DeviceLoad {
 /// device where the task is predicted to end first, counting when the device
 /// will be free (its queued work's estimates), the transfers of inputs it
 /// lacks, and the kernel's measured time there. A device without a
-/// measurement of the kernel at this size takes the task first (calibration),
-/// the least loaded such device. In deterministic mode the clock and the
+/// measurement of the kernel is assumed to be as fast as the average of those
+/// with one; while no device has one, the least loaded takes the task. In
+/// deterministic mode the clock and the
 /// in-flight counts are not consulted, so placement follows from the
 /// submissions and the model alone.
 class Scheduler {

@@ -19,8 +19,8 @@ enum class SchedulingPolicy {
   least_loaded,
   /// The device where the task is predicted to finish first, from measured
   /// kernel times per (kernel, device, size) and transfer bandwidth for the
-  /// inputs it lacks (see PerformanceModel); kernels not yet measured on a
-  /// device are sent there first to measure them.
+  /// inputs it lacks (see PerformanceModel); a device that has not run a
+  /// kernel yet is assumed average for it until measured.
   earliest_finish_time,
 };
 
