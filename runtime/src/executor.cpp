@@ -32,6 +32,20 @@ struct Rank {
   std::uint32_t critical_path = 1;
 };
 
+struct ReadyTask {
+  Rank rank;
+  std::uint32_t id;
+
+  /// std::push_heap keeps the greatest on top: "a < b" means b goes first.
+  friend bool operator<(const ReadyTask& a, const ReadyTask& b) {
+    if (a.rank.priority != b.rank.priority) return a.rank.priority < b.rank.priority;
+    if (a.rank.critical_path != b.rank.critical_path) {
+      return a.rank.critical_path < b.rank.critical_path;
+    }
+    return a.id > b.id;
+  }
+};
+
 struct TaskState {
   Task task;
   Rank rank;
@@ -85,7 +99,7 @@ struct Executor::State {
   std::condition_variable host_idle;
   detail::DependencyTracker tracker;  // edges across every submission since the last reset
   std::deque<TaskState> states;
-  std::vector<std::uint32_t> ready;   // a heap by rank
+  std::vector<ReadyTask> ready;       // a heap
   std::size_t host_in_flight = 0;
   std::set<std::shared_ptr<BufferStorage>> buffers;  // replicas to bring home at the end
   // Kernels by (device, kernel key): held here because a Program hands out
@@ -98,7 +112,6 @@ struct Executor::State {
 
   // All below run with `mutex` held.
   void append(Task task, Rank rank);
-  bool before(std::uint32_t a, std::uint32_t b) const;
   void make_ready(std::uint32_t id);
   void drain();
   void release(std::uint32_t id);
@@ -154,24 +167,15 @@ void Executor::State::append(Task task, Rank rank) {
   if (state.unreleased == 0) make_ready(id);
 }
 
-bool Executor::State::before(std::uint32_t a, std::uint32_t b) const {
-  // std::push_heap keeps the greatest on top: "a < b" means b goes first.
-  const Rank& ra = states[a].rank;
-  const Rank& rb = states[b].rank;
-  if (ra.priority != rb.priority) return ra.priority < rb.priority;
-  if (ra.critical_path != rb.critical_path) return ra.critical_path < rb.critical_path;
-  return a > b;
-}
-
 void Executor::State::make_ready(std::uint32_t id) {
-  ready.push_back(id);
-  std::push_heap(ready.begin(), ready.end(), [this](auto a, auto b) { return before(a, b); });
+  ready.push_back({states[id].rank, id});
+  std::push_heap(ready.begin(), ready.end());
 }
 
 void Executor::State::drain() {
   while (!ready.empty()) {
-    std::pop_heap(ready.begin(), ready.end(), [this](auto a, auto b) { return before(a, b); });
-    const std::uint32_t id = ready.back();
+    std::pop_heap(ready.begin(), ready.end());
+    const std::uint32_t id = ready.back().id;
     ready.pop_back();
     start(id);
   }
@@ -286,7 +290,8 @@ void Executor::State::start_device_task(std::uint32_t id) {
   for (const Access& access : task.accesses) coherence.used_on_device(access, d, queue, done);
   state.event = done;
   state.queue = &queue;
-  lane.track(done);
+  // Only placement by load asks what is in flight; skip the bookkeeping otherwise.
+  if (options.policy != SchedulingPolicy::round_robin) lane.track(done);
   ++task_counts[d];
   if (predicts && !options.deterministic) measure(task, d, done);
 }
@@ -460,11 +465,24 @@ void Executor::wait() {
   state.host_idle.wait(lock, [&] { return state.host_in_flight == 0; });
   const std::size_t count = state.states.size();
   std::vector<std::pair<std::uint32_t, std::shared_ptr<Event>>> device_events;
+  std::map<Queue*, std::shared_ptr<Event>> last_on_queue;
   for (std::uint32_t id = 0; id < count; ++id) {
-    if (state.states[id].event) device_events.emplace_back(id, state.states[id].event);
+    const TaskState& task = state.states[id];
+    if (!task.event) continue;
+    device_events.emplace_back(id, task.event);
+    last_on_queue[task.queue] = task.event;
   }
   lock.unlock();
 
+  // Queues run in order: once each one's last command is done, so is every
+  // other, and checking each task's event for failure no longer blocks.
+  for (const auto& [queue, event] : last_on_queue) {
+    try {
+      event->wait();
+    } catch (const Error&) {
+      // Reported below, for the task it belongs to.
+    }
+  }
   std::vector<std::pair<std::uint32_t, std::exception_ptr>> device_failures;
   for (const auto& [id, event] : device_events) {
     try {
