@@ -2,7 +2,9 @@
 #include "alloy/buffer.hpp"
 
 #include <atomic>
+#include <cstring>
 
+#include "alloy/backend/device.hpp"
 #include "alloy/error.hpp"
 
 namespace alloy {
@@ -12,7 +14,16 @@ std::atomic<std::uint64_t> next_storage_id{1};
 
 }  // namespace
 
-BufferStorage::BufferStorage(std::size_t bytes) : host_(bytes), id_(next_storage_id++) {
+BufferStorage::BufferStorage(std::size_t bytes, Device* pinned_by)
+    : size_(bytes), id_(next_storage_id++) {
+  if (pinned_by != nullptr) {
+    pinned_ = pinned_by->allocate_host(bytes);
+    data_ = static_cast<std::byte*>(pinned_->data());
+    if (bytes != 0) std::memset(data_, 0, bytes);
+  } else {
+    ordinary_.resize(bytes);
+    data_ = ordinary_.data();
+  }
   // A new buffer's contents live on the host: zeroes.
   host_valid_.add({0, bytes});
 }

@@ -94,6 +94,7 @@ struct Executor::State {
   PerformanceModel model;
   std::unique_ptr<detail::Scheduler> scheduler;
   std::vector<std::size_t> task_counts;
+  bool tracks_load = false;  // some task was placed by load: lanes count what is in flight
 
   std::mutex mutex;
   std::condition_variable host_idle;
@@ -223,7 +224,8 @@ void Executor::State::start(std::uint32_t id) {
 void Executor::State::start_device_task(std::uint32_t id) {
   TaskState& state = states[id];
   const Task& task = state.task;
-  const bool predicts = options.policy == SchedulingPolicy::earliest_finish_time;
+  const SchedulingPolicy policy = scheduler->policy_for(task);
+  const bool predicts = policy == SchedulingPolicy::earliest_finish_time && !task.options.device;
   const std::size_t d = scheduler->choose(task, [&](std::size_t device) {
     detail::DeviceLoad load;
     load.in_flight = lanes[device].in_flight();
@@ -290,10 +292,14 @@ void Executor::State::start_device_task(std::uint32_t id) {
   for (const Access& access : task.accesses) coherence.used_on_device(access, d, queue, done);
   state.event = done;
   state.queue = &queue;
-  // Only placement by load asks what is in flight; skip the bookkeeping otherwise.
-  if (options.policy != SchedulingPolicy::round_robin) lane.track(done);
+  // Only placement by load asks what is in flight; skip the bookkeeping
+  // until a task placed that way comes.
+  tracks_load = tracks_load || policy != SchedulingPolicy::round_robin;
+  if (tracks_load) lane.track(done);
   ++task_counts[d];
-  if (predicts && !options.deterministic) measure(task, d, done);
+  if (policy == SchedulingPolicy::earliest_finish_time && !options.deterministic) {
+    measure(task, d, done);
+  }
 }
 
 void Executor::State::measure(const Task& task, std::size_t device,
@@ -396,7 +402,7 @@ Executor::~Executor() {
   }
 }
 
-void Executor::run(const Graph& graph) {
+void Executor::run(const Graph& graph, std::optional<SchedulingPolicy> policy) {
   const std::vector<std::uint32_t> paths = critical_paths(graph);
   std::lock_guard lock(state_->mutex);
   const auto first = static_cast<std::uint32_t>(state_->states.size());
@@ -408,6 +414,7 @@ void Executor::run(const Graph& graph) {
     // explicit ones are carried over.
     task.dependencies.clear();
     for (TaskId before : original.ordered_after) task.dependencies.push_back({first + before.index});
+    if (!task.options.policy) task.options.policy = policy;
     state_->append(std::move(task), {0, paths[i]});
   }
   state_->drain();

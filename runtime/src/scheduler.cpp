@@ -19,6 +19,10 @@ Scheduler::Scheduler(const ExecutorOptions& options, std::size_t device_count,
       assigned_(device_count, 0),
       free_at_(device_count, 0.0) {}
 
+SchedulingPolicy Scheduler::policy_for(const Task& task) const {
+  return task.options.policy.value_or(policy_);
+}
+
 double Scheduler::now() const {
   if (deterministic_) return 0;
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -41,9 +45,9 @@ std::size_t Scheduler::choose(const Task& task, const std::function<DeviceLoad(s
                             " but the executor has " + std::to_string(device_count_));
     }
     chosen = *task.options.device;
-  } else if (policy_ == SchedulingPolicy::earliest_finish_time) {
+  } else if (policy_for(task) == SchedulingPolicy::earliest_finish_time) {
     return earliest_finish(task, load);
-  } else if (policy_ == SchedulingPolicy::least_loaded) {
+  } else if (policy_for(task) == SchedulingPolicy::least_loaded) {
     std::size_t best_load = 0;
     for (std::size_t d = 0; d < device_count_; ++d) {
       const std::size_t busy = deterministic_ ? assigned_[d] : load(d).in_flight;

@@ -34,6 +34,8 @@ class Scheduler {
   /// `load(d)` describes device d for this task.
   std::size_t choose(const Task& task, const std::function<DeviceLoad(std::size_t)>& load);
 
+  /// The task's own policy, else the executor's.
+  SchedulingPolicy policy_for(const Task& task) const;
   /// Seconds the task is predicted to take on the device; nullopt if unknown.
   std::optional<double> estimate(const Task& task, std::size_t device) const;
 

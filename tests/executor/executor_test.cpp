@@ -171,6 +171,22 @@ TEST_CASE("Executor.Submission.from_several_threads") {
   }
 }
 
+TEST_CASE("Executor.Buffers.pinned_host_memory") {
+  if (!have_devices(1)) return;
+  Device& device = *selected_devices().front();
+  std::vector<int> initial(4096);
+  std::iota(initial.begin(), initial.end(), 0);
+  Buffer<int> data(device, std::span<const int>(initial));
+  CHECK(data.storage()->pinned());
+  Buffer<int> zeroed(device, 100);
+  for (int value : zeroed.host()) REQUIRE(value == 0);
+  Executor executor(runtime(), on_selected_devices());
+  add(executor, data, 0, 4096, 7);
+  executor.synchronize(data);
+  for (int i = 0; i < 4096; ++i) REQUIRE(data.host()[i] == i + 7);
+  executor.wait();
+}
+
 TEST_CASE("Executor.Lifetime.buffers_come_home") {
   if (!have_devices(1)) return;
   Buffer<int> data(100);

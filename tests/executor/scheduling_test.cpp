@@ -144,3 +144,32 @@ TEST_CASE("Executor.Scheduling.longest_critical_path_is_issued_first") {
 }
 
 }  // namespace alloy::test
+
+namespace alloy::test {
+
+TEST_CASE("Executor.Scheduling.policy_per_graph_and_per_task") {
+  if (!have_devices(2)) return;
+  Executor executor(runtime(), two_devices(SchedulingPolicy::round_robin, true));
+  Buffer<int> data(64 * 9);
+  Graph graph;
+  for (int slice = 0; slice < 8; ++slice) add_to_slice(graph, data, slice, 1);
+  const std::uint64_t key = graph.task({0}).kernel_key;
+  executor.performance_model().record_kernel(key, 0, 64, 1e-3);
+  executor.performance_model().record_kernel(key, 1, 64, 3e-3);
+  // Round robin would split 4/4; the graph's policy splits by predicted finish.
+  executor.run(graph, SchedulingPolicy::earliest_finish_time);
+  executor.wait();
+  CHECK(executor.tasks_per_device() == std::vector<std::size_t>{6, 2});
+  // One task with its own policy: device 0 is free at 6 units, device 1 at 6,
+  // and device 0 finishes it first (7 against 9).
+  TaskOptions predicted;
+  predicted.policy = SchedulingPolicy::earliest_finish_time;
+  executor.kernel(conformance, "add_to_range", {Extent(64)},
+                  {8 * 64, 64, 1, read_write(data.slice(8 * 64, 64))}, predicted);
+  executor.synchronize(data);
+  executor.wait();
+  CHECK(executor.tasks_per_device() == std::vector<std::size_t>{7, 2});
+  for (int value : data.host()) REQUIRE(value == 1);
+}
+
+}  // namespace alloy::test

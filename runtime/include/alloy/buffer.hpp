@@ -23,12 +23,16 @@ class Queue;
 /// consistent; programs see them only through Buffer<T> and slices.
 class BufferStorage {
  public:
-  explicit BufferStorage(std::size_t bytes);
+  /// Zeroed host memory: page-locked through `pinned_by`'s backend when
+  /// given (transfers then run asynchronously at full speed; the storage
+  /// must then not outlive the Runtime), else ordinary memory.
+  explicit BufferStorage(std::size_t bytes, Device* pinned_by = nullptr);
   BufferStorage(const BufferStorage&) = delete;
   BufferStorage& operator=(const BufferStorage&) = delete;
 
-  std::size_t size() const { return host_.size(); }
-  std::byte* host_data() { return host_.data(); }
+  std::size_t size() const { return size_; }
+  std::byte* host_data() { return data_; }
+  bool pinned() const { return pinned_ != nullptr; }
   /// Unique per storage in this process; orders buffers deterministically.
   std::uint64_t id() const { return id_; }
 
@@ -56,7 +60,10 @@ class BufferStorage {
   std::map<Device*, Replica>& replicas() { return replicas_; }
 
  private:
-  std::vector<std::byte> host_;
+  std::size_t size_;
+  std::unique_ptr<HostBuffer> pinned_;
+  std::vector<std::byte> ordinary_;  // when not pinned
+  std::byte* data_;
   std::uint64_t id_;
   IntervalSet host_valid_;
   std::vector<PendingFill> host_fills_;
@@ -96,6 +103,12 @@ class Buffer {
   explicit Buffer(std::size_t count)
       : storage_(std::make_shared<BufferStorage>(count * sizeof(T))), count_(count) {}
   explicit Buffer(std::span<const T> values) : Buffer(values.size()) {
+    std::memcpy(storage_->host_data(), values.data(), values.size_bytes());
+  }
+  /// Host memory page-locked through the device's backend (see BufferStorage).
+  Buffer(Device& pinned_by, std::size_t count)
+      : storage_(std::make_shared<BufferStorage>(count * sizeof(T), &pinned_by)), count_(count) {}
+  Buffer(Device& pinned_by, std::span<const T> values) : Buffer(pinned_by, values.size()) {
     std::memcpy(storage_->host_data(), values.data(), values.size_bytes());
   }
 

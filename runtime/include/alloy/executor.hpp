@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "alloy/graph.hpp"
@@ -12,20 +13,9 @@
 
 namespace alloy {
 
-enum class SchedulingPolicy {
-  /// Task i goes to device i mod n (among tasks without a fixed device).
-  round_robin,
-  /// The device with the fewest tasks submitted and not yet known complete.
-  least_loaded,
-  /// The device where the task is predicted to finish first, from measured
-  /// kernel times per (kernel, device, size) and transfer bandwidth for the
-  /// inputs it lacks (see PerformanceModel); a device that has not run a
-  /// kernel yet is assumed average for it until measured.
-  earliest_finish_time,
-};
-
 struct ExecutorOptions {
   std::vector<Device*> devices;  ///< empty: every device of the runtime
+  /// For tasks whose options and graph name none.
   SchedulingPolicy policy = SchedulingPolicy::round_robin;
   unsigned compute_lanes = 1;    ///< in-order queues for kernels, per device
   /// Placement depends only on the submitted tasks and the performance model
@@ -61,8 +51,9 @@ class Executor {
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
 
-  /// Submits every task of `graph`, ordered after everything submitted before.
-  void run(const Graph& graph);
+  /// Submits every task of `graph`, ordered after everything submitted
+  /// before; `policy` places those of its tasks that name none.
+  void run(const Graph& graph, std::optional<SchedulingPolicy> policy = std::nullopt);
 
   TaskId kernel(ProgramSource source, std::string kernel_name, LaunchRange range,
                 std::vector<TaskArg> args, TaskOptions options = {});

@@ -22,6 +22,18 @@ namespace detail {
 class DependencyTracker;
 }
 
+enum class SchedulingPolicy {
+  /// Task i goes to device i mod n (among tasks without a fixed device).
+  round_robin,
+  /// The device with the fewest tasks submitted and not yet known complete.
+  least_loaded,
+  /// The device where the task is predicted to finish first, from measured
+  /// kernel times per (kernel, device, size) and transfer bandwidth for the
+  /// inputs it lacks (see PerformanceModel); a device that has not run a
+  /// kernel yet is assumed average for it until measured.
+  earliest_finish_time,
+};
+
 /// A task's position in its graph.
 struct TaskId {
   std::uint32_t index = 0;
@@ -45,6 +57,9 @@ struct TaskOptions {
   /// Among ready tasks, higher runs first; by default the longest remaining
   /// critical path does.
   std::optional<int> priority;
+  /// How to pick the device when `device` is not given; by default the
+  /// graph's policy (Executor::run), else the executor's.
+  std::optional<SchedulingPolicy> policy;
 };
 
 enum class TaskKind { kernel, copy, fill, host };
