@@ -312,11 +312,18 @@ void Coherence::bring_home(BufferStorage& storage) {
                   {}, waits);
   for (const auto& event : waits) event->wait();
   storage.host_fills().clear();
+  forget(storage);
+}
+
+void Coherence::forget(BufferStorage& storage) {
   for (std::size_t d = 0; d < devices_.size(); ++d) {
-    if (storage.replicas().erase(devices_[d]) != 0) {
-      residency_[d].used -= storage.size();
-      residency_[d].resident.erase(&storage);
-    }
+    const auto found = storage.replicas().find(devices_[d]);
+    if (found == storage.replicas().end()) continue;
+    for (const auto& fill : found->second.fills) fill.event->wait();
+    for (const auto& [queue, event] : found->second.uses) event->wait();
+    storage.replicas().erase(found);
+    residency_[d].used -= storage.size();
+    residency_[d].resident.erase(&storage);
   }
 }
 

@@ -80,6 +80,10 @@ class Coherence {
   /// of this executor's devices.
   void bring_home(BufferStorage& storage);
 
+  /// Frees the replicas on this executor's devices of a buffer nobody can
+  /// read any more, once the commands using them are done.
+  void forget(BufferStorage& storage);
+
   /// Bytes the access would have to bring to `device` before a task there.
   std::size_t missing_bytes(const Access& access, std::size_t device) const;
   /// Transfers enqueued since the last call.

@@ -511,10 +511,23 @@ void Executor::wait() {
     const TaskState& task = state.states[id];
     if (task.error) first_failure = task.task.label({id}) + " failed: " + describe(task.error);
   }
-  // Forget finished work unless more arrived meanwhile; buffers keep their state.
+  // Forget finished work unless more arrived meanwhile; buffers keep their
+  // state, and those only this executor still holds give their memory back.
   if (state.states.size() == count && state.host_in_flight == 0) {
     state.states.clear();
     state.tracker = detail::DependencyTracker();
+    for (auto it = state.buffers.begin(); it != state.buffers.end();) {
+      if (it->use_count() > 1) {
+        ++it;
+        continue;
+      }
+      try {
+        state.coherence.forget(**it);
+      } catch (const Error& error) {
+        log_warning(std::string("executor could not free a dropped buffer's replicas: ") + error.what());
+      }
+      it = state.buffers.erase(it);
+    }
   }
   lock.unlock();
   if (!first_failure.empty()) throw Error(first_failure);

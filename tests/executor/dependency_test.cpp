@@ -25,20 +25,6 @@ const ProgramSource conformance{"conformance.cl", std::string(alloy_kernels::con
 /// Long against a kernel launch, short against the test's run time.
 constexpr auto pause = std::chrono::milliseconds(100);
 
-ExecutorOptions on_selected_devices() {
-  ExecutorOptions options;
-  options.devices = selected_devices();
-  return options;
-}
-
-/// Skips unless the selected backend has at least `count` devices.
-bool have_devices(std::size_t count) {
-  const std::size_t found = selected_devices().size();
-  if (found >= count) return true;
-  skip("needs " + std::to_string(count) + " devices of the backend, found " + std::to_string(found));
-  return false;
-}
-
 /// Device 1 when the backend has two devices, else device 0: the cases run
 /// across devices where they can and on one device otherwise.
 std::size_t second_device() { return selected_devices().size() >= 2 ? 1 : 0; }

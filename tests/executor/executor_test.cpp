@@ -11,20 +11,6 @@ namespace {
 
 const ProgramSource conformance{"conformance.cl", std::string(alloy_kernels::conformance_source), ""};
 
-ExecutorOptions on_selected_devices() {
-  ExecutorOptions options;
-  options.devices = selected_devices();
-  return options;
-}
-
-/// Skips unless the selected backend has at least `count` devices.
-bool have_devices(std::size_t count) {
-  const std::size_t found = selected_devices().size();
-  if (found >= count) return true;
-  skip("needs " + std::to_string(count) + " devices of the backend, found " + std::to_string(found));
-  return false;
-}
-
 TaskId add(Executor& executor, Buffer<int>& data, int first, int count, int value,
            std::optional<std::size_t> device = std::nullopt) {
   TaskOptions options;

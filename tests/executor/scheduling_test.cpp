@@ -8,13 +8,6 @@ namespace {
 
 const ProgramSource conformance{"conformance.cl", std::string(alloy_kernels::conformance_source), ""};
 
-bool have_devices(std::size_t count) {
-  const std::size_t found = selected_devices().size();
-  if (found >= count) return true;
-  skip("needs " + std::to_string(count) + " devices of the backend, found " + std::to_string(found));
-  return false;
-}
-
 ExecutorOptions two_devices(SchedulingPolicy policy, bool deterministic) {
   ExecutorOptions options;
   options.devices = {selected_devices()[0], selected_devices()[1]};

@@ -66,6 +66,19 @@ void skip(const std::string& reason) {
   MESSAGE("skipped: " << reason);
 }
 
+bool have_devices(std::size_t count) {
+  const std::size_t found = selected_devices().size();
+  if (found >= count) return true;
+  skip("needs " + std::to_string(count) + " devices of the backend, found " + std::to_string(found));
+  return false;
+}
+
+ExecutorOptions on_selected_devices() {
+  ExecutorOptions options;
+  options.devices = selected_devices();
+  return options;
+}
+
 std::shared_ptr<Kernel> conformance_kernel(Device& device, const std::string& name,
                                            const std::string& options) {
   const ProgramSource source{"conformance.cl", std::string(alloy_kernels::conformance_source),

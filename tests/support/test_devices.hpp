@@ -35,6 +35,12 @@ void for_each_device(const std::function<void(Device&)>& body);
 /// Reports the test as skipped (ctest's SKIP_REGULAR_EXPRESSION) with why.
 void skip(const std::string& reason);
 
+/// True when the selected backend has at least `count` devices; else skips.
+bool have_devices(std::size_t count);
+
+/// Executor options over the selected devices, the other settings defaulted.
+ExecutorOptions on_selected_devices();
+
 /// A kernel from tests/kernels/conformance.cl, built (and cached) for `device`.
 std::shared_ptr<Kernel> conformance_kernel(Device& device, const std::string& name,
                                            const std::string& options = "");
