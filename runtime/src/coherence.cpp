@@ -85,23 +85,30 @@ std::size_t Coherence::index_of(const Device* device) const {
 }
 
 BufferStorage::Replica& Coherence::replica(BufferStorage& storage, std::size_t device) {
-  BufferStorage::Replica& replica = storage.replicas()[devices_[device]];
-  replica.last_use = clock_;
-  if (replica.memory) return replica;
+  auto& replicas = storage.replicas();
+  if (const auto found = replicas.find(devices_[device]); found != replicas.end()) {
+    found->second.last_use = clock_;
+    return found->second;
+  }
   static const std::vector<Access> nothing;
   const std::vector<Access>& keep = reserved_for_ ? *reserved_for_ : nothing;
   Residency& memory = residency_[device];
   while (memory.limit != 0 && memory.used + storage.size() > memory.limit) {
     if (!evict_one(device, keep)) break;  // reserve() has checked that the task fits
   }
+  std::unique_ptr<DeviceBuffer> allocation;
   for (;;) {
     try {
-      replica.memory = devices_[device]->allocate(storage.size());
+      allocation = devices_[device]->allocate(storage.size());
       break;
     } catch (const OutOfDeviceMemory&) {
       if (!evict_one(device, keep)) throw;
     }
   }
+  // Only a replica with memory enters the map: every entry counts as used.
+  BufferStorage::Replica& replica = replicas[devices_[device]];
+  replica.memory = std::move(allocation);
+  replica.last_use = clock_;
   memory.used += storage.size();
   memory.resident.insert(&storage);
   return replica;
@@ -169,7 +176,7 @@ void Coherence::evict(BufferStorage& storage, std::size_t device) {
 
 std::shared_ptr<Event> Coherence::copy_to_host(BufferStorage& storage, std::size_t source,
                                                ByteRange piece, const Events& producers) {
-  BufferStorage::Replica& from = storage.replicas()[devices_[source]];
+  BufferStorage::Replica& from = storage.replicas().at(devices_[source]);
   Events waits = producers;
   add_pending(from.fills, piece, waits);
   Queue& queue = lanes_[source].copy_out();

@@ -1,6 +1,10 @@
 // Conflicts between buffer accesses, per byte range.
 #include "dependency_tracker.hpp"
 
+#include <algorithm>
+
+#include "alloy/error.hpp"
+
 namespace alloy::detail {
 
 void DependencyTracker::split(Segments& segments, std::size_t at) {
@@ -32,6 +36,20 @@ void DependencyTracker::record(const Access& access, TaskId task, std::vector<Ta
       segment.readers.push_back(task);
     }
   }
+}
+
+void DependencyTracker::record_task(Task& task, TaskId id) {
+  for (const Access& access : task.accesses) {
+    if (!access.slice.storage) throw InvalidArgument(task.label(id) + ": an access names no buffer");
+  }
+  std::vector<TaskId>& dependencies = task.dependencies;
+  for (const Access& access : task.accesses) record(access, id, dependencies);
+  std::sort(dependencies.begin(), dependencies.end(),
+            [](TaskId a, TaskId b) { return a.index < b.index; });
+  dependencies.erase(std::unique(dependencies.begin(), dependencies.end()), dependencies.end());
+  // A task that reads and writes the same slice through two accesses must
+  // not depend on itself.
+  std::erase(dependencies, id);
 }
 
 }  // namespace alloy::detail

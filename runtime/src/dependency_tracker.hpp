@@ -17,10 +17,16 @@ namespace alloy::detail {
 /// built and by Executor across submissions.
 class DependencyTracker {
  public:
-  /// Records that `task` makes `access`, appending the tasks it must follow.
-  void record(const Access& access, TaskId task, std::vector<TaskId>& dependencies);
+  /// Records every access of `task`, which gets the id `id`, and adds the
+  /// tasks it must follow to its dependencies: sorted, without repeats or
+  /// itself. InvalidArgument, with nothing recorded, if an access names no
+  /// buffer.
+  void record_task(Task& task, TaskId id);
 
  private:
+  /// Records one access, appending the tasks it conflicts with.
+  void record(const Access& access, TaskId task, std::vector<TaskId>& dependencies);
+
   struct Segment {
     std::size_t end = 0;
     std::optional<TaskId> writer;

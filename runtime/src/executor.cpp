@@ -100,6 +100,7 @@ struct Executor::State {
   std::condition_variable host_idle;
   detail::DependencyTracker tracker;  // edges across every submission since the last reset
   std::deque<TaskState> states;
+  std::uint64_t generation = 0;  // counts the times wait() forgot finished states
   std::vector<ReadyTask> ready;       // a heap
   std::size_t host_in_flight = 0;
   std::set<std::shared_ptr<BufferStorage>> buffers;  // replicas to bring home at the end
@@ -120,7 +121,8 @@ struct Executor::State {
   void start(std::uint32_t id);
   void start_device_task(std::uint32_t id);
   void start_host_task(std::uint32_t id);
-  void measure(const Task& task, std::size_t device, const std::shared_ptr<Event>& done);
+  void measure(const Task& task, std::size_t device, const std::shared_ptr<Event>& done,
+               std::vector<detail::Coherence::Transfer> transfers);
   void run_host_task(std::uint32_t id);  // on a host worker, without the lock
   void finish_host_task(std::uint32_t id, std::exception_ptr error);  // without the lock
 };
@@ -144,15 +146,7 @@ Executor::State::State(Runtime& runtime_in, ExecutorOptions options_in)
 
 void Executor::State::append(Task task, Rank rank) {
   const auto id = static_cast<std::uint32_t>(states.size());
-  std::vector<TaskId>& dependencies = task.dependencies;
-  for (const Access& access : task.accesses) {
-    if (!access.slice.storage) throw InvalidArgument(task.label({id}) + ": an access names no buffer");
-    tracker.record(access, {id}, dependencies);
-  }
-  std::sort(dependencies.begin(), dependencies.end(),
-            [](TaskId a, TaskId b) { return a.index < b.index; });
-  dependencies.erase(std::unique(dependencies.begin(), dependencies.end()), dependencies.end());
-  std::erase(dependencies, TaskId{id});
+  tracker.record_task(task, {id});
 
   TaskState& state = states.emplace_back();
   state.task = std::move(task);
@@ -225,7 +219,7 @@ void Executor::State::start_device_task(std::uint32_t id) {
   TaskState& state = states[id];
   const Task& task = state.task;
   const SchedulingPolicy policy = scheduler->policy_for(task);
-  const bool predicts = policy == SchedulingPolicy::earliest_finish_time && !task.options.device;
+  const bool predicts = policy == SchedulingPolicy::earliest_finish_time;
   const std::size_t d = scheduler->choose(task, [&](std::size_t device) {
     detail::DeviceLoad load;
     load.in_flight = lanes[device].in_flight();
@@ -254,6 +248,8 @@ void Executor::State::start_device_task(std::uint32_t id) {
     buffers.insert(access.slice.storage);
     memories.push_back(&coherence.prepare_on_device(access, d, producers, waits));
   }
+  // Taken every time, so that they do not pile up when nothing measures them.
+  std::vector<detail::Coherence::Transfer> transfers = coherence.take_transfers();
   std::sort(waits.begin(), waits.end());
   waits.erase(std::unique(waits.begin(), waits.end()), waits.end());
   for (const auto& event : waits) {
@@ -297,14 +293,13 @@ void Executor::State::start_device_task(std::uint32_t id) {
   tracks_load = tracks_load || policy != SchedulingPolicy::round_robin;
   if (tracks_load) lane.track(done);
   ++task_counts[d];
-  if (policy == SchedulingPolicy::earliest_finish_time && !options.deterministic) {
-    measure(task, d, done);
-  }
+  if (predicts && !options.deterministic) measure(task, d, done, std::move(transfers));
 }
 
 void Executor::State::measure(const Task& task, std::size_t device,
-                              const std::shared_ptr<Event>& done) {
-  for (auto& transfer : coherence.take_transfers()) {
+                              const std::shared_ptr<Event>& done,
+                              std::vector<detail::Coherence::Transfer> transfers) {
+  for (auto& transfer : transfers) {
     watcher.watch({transfer.event}, [this, transfer](std::exception_ptr failed) {
       if (failed) return;
       const double seconds = static_cast<double>(transfer.event->timing().duration_ns()) * 1e-9;
@@ -471,6 +466,7 @@ void Executor::wait() {
   std::unique_lock lock(state.mutex);
   state.host_idle.wait(lock, [&] { return state.host_in_flight == 0; });
   const std::size_t count = state.states.size();
+  const std::uint64_t generation = state.generation;
   std::vector<std::pair<std::uint32_t, std::shared_ptr<Event>>> device_events;
   std::map<Queue*, std::shared_ptr<Event>> last_on_queue;
   for (std::uint32_t id = 0; id < count; ++id) {
@@ -500,6 +496,9 @@ void Executor::wait() {
   }
 
   lock.lock();
+  // A wait() on another thread has meanwhile taken stock of this work (and
+  // thrown its failure, if any); it is all done.
+  if (state.generation != generation) return;
   if (state.states.size() == count) {
     for (auto& lane : state.lanes) lane.all_complete();
   }
@@ -515,6 +514,7 @@ void Executor::wait() {
   // state, and those only this executor still holds give their memory back.
   if (state.states.size() == count && state.host_in_flight == 0) {
     state.states.clear();
+    ++state.generation;
     state.tracker = detail::DependencyTracker();
     for (auto it = state.buffers.begin(); it != state.buffers.end();) {
       if (it->use_count() > 1) {

@@ -30,19 +30,7 @@ TaskId Graph::add(Task task) {
     }
   }
   task.ordered_after = task.dependencies;
-  for (const Access& access : task.accesses) {
-    if (!access.slice.storage) {
-      throw InvalidArgument(task.label(id) + ": an access names no buffer");
-    }
-    tracker_->record(access, id, task.dependencies);
-  }
-  std::sort(task.dependencies.begin(), task.dependencies.end(),
-            [](TaskId a, TaskId b) { return a.index < b.index; });
-  task.dependencies.erase(std::unique(task.dependencies.begin(), task.dependencies.end()),
-                          task.dependencies.end());
-  // A task that reads and writes the same slice through two accesses must
-  // not depend on itself.
-  std::erase(task.dependencies, id);
+  tracker_->record_task(task, id);
   tasks_.push_back(std::move(task));
   return id;
 }

@@ -157,6 +157,23 @@ TEST_CASE("Executor.Submission.from_several_threads") {
   }
 }
 
+TEST_CASE("Executor.Submission.waits_from_several_threads") {
+  if (!have_devices(1)) return;
+  Executor executor(runtime(), on_selected_devices());
+  Buffer<int> data(256);
+  // Rounds of work, each waited for by four threads at once: one of them
+  // forgets the finished tasks while the others still look at them.
+  for (int round = 1; round <= 20; ++round) {
+    for (int step = 0; step < 10; ++step) add(executor, data, 0, 256, 1);
+    std::vector<std::thread> waiters;
+    for (int t = 0; t < 4; ++t) waiters.emplace_back([&] { executor.wait(); });
+    for (std::thread& waiter : waiters) waiter.join();
+    executor.synchronize(data);
+    REQUIRE(data.host()[255] == 10 * round);
+  }
+  executor.wait();
+}
+
 TEST_CASE("Executor.Buffers.pinned_host_memory") {
   if (!have_devices(1)) return;
   Device& device = *selected_devices().front();

@@ -70,7 +70,8 @@ class Executor {
   void synchronize(const Buffer<T>& buffer) { synchronize(buffer.whole()); }
 
   /// Blocks until all submitted work is done, then throws the first failure
-  /// (an Error naming the task); the executor stays usable either way.
+  /// (an Error naming the task); the executor stays usable either way. When
+  /// several threads wait at once, one of them throws it.
   void wait();
 
   const std::vector<Device*>& devices() const;
