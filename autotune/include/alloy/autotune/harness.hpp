@@ -1,0 +1,70 @@
+// How the tuner runs and checks one tunable kernel: its buffers, arguments
+// and reference, described as data so a manifest file can give them too.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "alloy/tunable_kernel.hpp"
+
+namespace alloy::autotune {
+
+/// A float buffer the kernel reads or writes. Every run starts from the same
+/// contents: random values in [-1, 1) from a fixed seed, or zeros.
+struct HarnessBuffer {
+  enum class Fill { random, zeros };
+
+  std::string name;
+  ParameterProduct elements;  ///< of problem dimensions only, e.g. {1, {}, {0, 2}} = M*K
+  Fill fill = Fill::random;
+  bool output = false;        ///< compared against the reference after a run
+};
+
+/// One kernel argument, in the kernel's parameter order.
+struct HarnessArgument {
+  enum class Kind { buffer, problem_dimension, int_constant, float_constant };
+
+  Kind kind = Kind::buffer;
+  std::size_t index = 0;  ///< buffer index, or problem dimension
+  double constant = 0;
+
+  static HarnessArgument buffer(std::size_t index) { return {Kind::buffer, index, 0}; }
+  static HarnessArgument dimension(std::size_t d) { return {Kind::problem_dimension, d, 0}; }
+  static HarnessArgument int_value(int v) { return {Kind::int_constant, 0, double(v)}; }
+  static HarnessArgument float_value(float v) { return {Kind::float_constant, 0, double(v)}; }
+};
+
+/// Computes on the host what the kernel's output buffers must hold:
+/// `buffers` are every buffer's initial contents; `expected` has one vector
+/// per output buffer, in buffer order, already sized.
+using HostReference = std::function<void(const Extent& problem,
+                                         const std::vector<std::vector<float>>& buffers,
+                                         std::vector<std::vector<float>>& expected)>;
+
+struct Harness {
+  std::vector<HarnessBuffer> buffers;
+  std::vector<HarnessArgument> arguments;
+  /// Empty: the outputs of the kernel's default configuration on the same
+  /// device are the reference.
+  HostReference reference;
+  /// A result is right when |got - expected| <= tolerance * (1 + |expected|)
+  /// for every element.
+  double tolerance = 1e-4;
+};
+
+/// A kernel the tuner knows how to tune, with problems to tune it for when the
+/// user names none.
+struct TuningTarget {
+  TunableKernel kernel;
+  Harness harness;
+  std::vector<Extent> default_problems;
+  std::string description;  ///< one line, for --list
+};
+
+/// alloy's own tunable kernels with their harnesses: "alloy.gemm",
+/// "alloy.transpose", "alloy.reduce", "alloy.triad".
+const std::vector<TuningTarget>& builtin_targets();
+
+}  // namespace alloy::autotune

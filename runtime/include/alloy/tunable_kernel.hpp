@@ -1,0 +1,120 @@
+// A kernel whose compile-time parameters are tuned per device: its space of
+// configurations, their constraints and how launch geometry follows from them.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "alloy/backend/program.hpp"
+#include "alloy/device_info.hpp"
+#include "alloy/launch_range.hpp"
+
+namespace alloy {
+
+/// One tunable: the `-D` name the kernel source reads and the values it may
+/// take. Enum-like tunables (a layout, caching on or off) list integer values
+/// with a name for each, for tables and profiles.
+struct TuningParameter {
+  std::string name;
+  std::vector<std::int64_t> values;
+  std::int64_t default_value = 0;  ///< one of values; the source's own default
+  std::vector<std::string> value_names;  ///< empty, or one per value
+};
+
+/// One value per parameter, in the kernel's parameter order.
+using Configuration = std::vector<std::int64_t>;
+
+/// factor × the named parameters × the named problem dimensions. The empty
+/// product is `factor`.
+struct ParameterProduct {
+  std::int64_t factor = 1;
+  std::vector<std::string> parameters;
+  std::vector<unsigned> problem_dimensions;  ///< 0, 1, 2: x, y, z of the problem
+};
+
+/// A rule every valid configuration keeps, over products of parameters.
+struct TuningConstraint {
+  enum class Kind {
+    divides,   ///< right % left == 0
+    at_most,   ///< left <= right
+    equal,     ///< left == right
+  };
+  Kind kind = Kind::divides;
+  ParameterProduct left;
+  ParameterProduct right;
+};
+
+/// How one launch dimension follows from the problem and the configuration,
+/// as CLBlast's tuner expresses it: global = problem[dimension] × multiply /
+/// divide, local = local, and the global size rounded up to whole groups.
+struct LaunchDimensionRule {
+  unsigned problem_dimension = 0;
+  ParameterProduct multiply;
+  ParameterProduct divide;
+  ParameterProduct local;
+};
+
+/// A kernel and its tuning space, described as data so that the runtime can
+/// apply a tuned configuration and the tuner can search it.
+///
+/// Work-group size (product of the local sizes) is checked against the
+/// device's and the compiled kernel's limits and local memory against the
+/// device's, so configurations a device cannot take never reach a compiler.
+struct TunableKernel {
+  std::string name;         ///< registry key, e.g. "alloy.gemm"
+  ProgramSource source;     ///< options hold defines every configuration shares
+  std::string kernel_name;  ///< entry point in the source
+  std::vector<TuningParameter> parameters;
+  std::vector<TuningConstraint> constraints;
+  std::vector<LaunchDimensionRule> launch;  ///< one per launch dimension
+  /// Local memory of a configuration: the sum of these products, in bytes.
+  std::vector<ParameterProduct> local_memory_bytes;
+
+  Configuration default_configuration() const;
+  /// Index of the parameter called `name`; nothing when there is none.
+  std::optional<std::size_t> parameter_index(const std::string& name) const;
+  /// Hash of the source text, shared options and kernel name: a profile entry
+  /// made for another hash is stale.
+  std::string source_hash() const;
+  /// Throws InvalidArgument when the description is inconsistent (unknown
+  /// parameter names, a default outside its values, no launch rule...).
+  void validate() const;
+};
+
+/// What a device lets a configuration use.
+struct DeviceLimits {
+  std::size_t max_work_group_size = 0;
+  std::array<std::size_t, 3> max_work_item_sizes{};
+  std::size_t local_memory_bytes = 0;
+
+  static DeviceLimits of(const DeviceInfo& info);
+};
+
+/// The value of `product` under `configuration` (in `kernel`'s parameter
+/// order) and `problem`.
+std::int64_t evaluate(const TunableKernel& kernel, const ParameterProduct& product,
+                      const Configuration& configuration, const Extent& problem);
+
+/// Why a configuration is invalid for a problem on a device; nothing when it
+/// is valid. Checks the values lie in their lists, the constraints, the launch
+/// geometry (every product positive) and the device limits.
+std::optional<std::string> check_configuration(const TunableKernel& kernel,
+                                               const Configuration& configuration,
+                                               const Extent& problem,
+                                               const DeviceLimits& limits);
+
+/// The source with the configuration's defines added to its options.
+ProgramSource configured_source(const TunableKernel& kernel, const Configuration& configuration);
+
+/// The launch range for the problem under the configuration.
+LaunchRange configured_launch(const TunableKernel& kernel, const Configuration& configuration,
+                              const Extent& problem);
+
+/// "MWG=64 NWG=64 SA=on", for tables and messages.
+std::string describe(const TunableKernel& kernel, const Configuration& configuration);
+
+}  // namespace alloy
