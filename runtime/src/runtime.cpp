@@ -8,7 +8,8 @@ namespace alloy {
 Runtime::Runtime() : Runtime(RuntimeOptions{}) {}
 
 Runtime::Runtime(const RuntimeOptions& options)
-    : cache_(options.cache_dir.value_or(ProgramCache::default_dir())) {
+    : cache_(options.cache_dir.value_or(ProgramCache::default_dir())),
+      profiles_(options.profiles.value_or(ProfileStore::default_dir())) {
   for (detail::LoadedBackend& loaded : detail::load_backends()) {
     BackendStatus status{loaded.name, loaded.library, {}, loaded.reason};
     if (loaded.platform) {
@@ -22,5 +23,13 @@ Runtime::Runtime(const RuntimeOptions& options)
 }
 
 Runtime::~Runtime() = default;
+
+TunedKernel Runtime::tuned(Device& device, const TunableKernel& kernel, const Extent& problem) {
+  TunedChoice choice = profiles_.lookup(device.info(), kernel, problem);
+  const ProgramSource source = configured_source(kernel, choice.configuration);
+  std::shared_ptr<Kernel> compiled = program(device, source)->kernel(kernel.kernel_name);
+  LaunchRange range = configured_launch(kernel, choice.configuration, problem);
+  return {std::move(compiled), std::move(range), std::move(choice)};
+}
 
 }  // namespace alloy

@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "alloy/backend/device.hpp"
+#include "alloy/profile.hpp"
 #include "alloy/program_cache.hpp"
+#include "alloy/tunable_kernel.hpp"
 
 namespace alloy {
 
@@ -24,6 +26,17 @@ struct RuntimeOptions {
   /// Compile cache folder; unset means $ALLOY_CACHE_DIR, else the XDG cache
   /// dir. An empty path keeps the cache in memory only.
   std::optional<std::filesystem::path> cache_dir;
+  /// Tuning profiles: a folder or one file; unset means
+  /// ProfileStore::default_dir() ($ALLOY_PROFILE_DIR, else the XDG data dir).
+  std::optional<std::filesystem::path> profiles;
+};
+
+/// A tunable kernel built with the configuration its profile chose for one
+/// device and problem, and the range to launch it with.
+struct TunedKernel {
+  std::shared_ptr<Kernel> kernel;
+  LaunchRange range;
+  TunedChoice choice;  ///< the configuration and which profile level matched
 };
 
 /// Loads every backend plugin it finds (beside the runtime library, in the
@@ -52,11 +65,21 @@ class Runtime {
   }
   ProgramCache& program_cache() { return cache_; }
 
+  /// `kernel` configured for `device` and `problem` by the tuning profiles
+  /// (see ProfileStore for the fallback chain; without a profile, the
+  /// kernel's defaults), compiled or taken from the compile cache.
+  ///
+  ///   auto gemm = runtime.tuned(device, alloy::kernel_library::gemm(), {m, n, k});
+  ///   queue->launch(*gemm.kernel, gemm.range, m, n, k, a, b, c);
+  TunedKernel tuned(Device& device, const TunableKernel& kernel, const Extent& problem);
+  ProfileStore& profiles() { return profiles_; }
+
  private:
   std::vector<std::unique_ptr<Platform>> platforms_;
   std::vector<BackendStatus> backends_;
   std::vector<Device*> devices_;
   ProgramCache cache_;
+  ProfileStore profiles_;
 };
 
 }  // namespace alloy

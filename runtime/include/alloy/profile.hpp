@@ -1,0 +1,126 @@
+// Tuning profiles: what the tuner found per device, kernel and problem size,
+// and how the runtime picks the entry for a launch.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "alloy/device_info.hpp"
+#include "alloy/launch_range.hpp"
+#include "alloy/tunable_kernel.hpp"
+
+namespace alloy {
+
+/// One tuned result: the best configuration found for a kernel and problem.
+struct ProfileEntry {
+  std::string kernel;       ///< TunableKernel::name
+  std::string source_hash;  ///< TunableKernel::source_hash() when tuned
+  Extent problem;
+  std::map<std::string, std::int64_t> configuration;  ///< by parameter name
+  double seconds = 0;          ///< measured time of the configuration
+  double default_seconds = 0;  ///< of the kernel's default; 0 when unknown
+  // The tuning budget spent on it.
+  std::string strategy;
+  std::size_t evaluations = 0;
+  std::size_t space_size = 0;
+  double tuning_seconds = 0;
+};
+
+/// The profile of one kind of device (one fingerprint): one file on disk.
+struct DeviceProfile {
+  std::string fingerprint;
+  std::string backend;
+  std::string vendor;
+  std::string name;
+  std::string architecture;
+  std::vector<ProfileEntry> entries;
+
+  static DeviceProfile for_device(const DeviceInfo& info);
+  /// Replaces the entry for the same kernel and problem, or appends.
+  void put(ProfileEntry entry);
+};
+
+/// The JSON text of a profile.
+std::string to_json(const DeviceProfile& profile);
+
+/// Parses profile JSON. Rejects, with the reason, anything that is not
+/// exactly a profile: malformed JSON, wrong types, missing fields, negative or
+/// non-finite numbers, more than 64 levels of nesting, text over 16 MiB.
+struct ProfileParse {
+  std::optional<DeviceProfile> profile;
+  std::string error;  ///< why not, when profile is empty
+};
+ProfileParse parse_profile(std::string_view text);
+
+/// Writes the profile to `file` whole (a temporary file renamed over it), so
+/// readers never see half a profile. Throws Error naming the file.
+void write_profile(const std::filesystem::path& file, const DeviceProfile& profile);
+
+/// Which level of the fallback chain answered a lookup.
+enum class ProfileMatch {
+  device,        ///< a profile of this exact kind of device
+  architecture,  ///< another device of the same backend, vendor and architecture
+  vendor,        ///< another device of the same vendor
+  defaults,      ///< no usable entry: the kernel's own defaults
+};
+std::string_view to_string(ProfileMatch match);
+
+/// The configuration to launch a tunable kernel with, and where it came from.
+struct TunedChoice {
+  Configuration configuration;
+  ProfileMatch match = ProfileMatch::defaults;
+  std::optional<Extent> tuned_problem;  ///< the entry's problem: the nearest tuned one
+  std::filesystem::path file;           ///< the profile that answered
+};
+
+/// The profiles in a folder (every `*.json` in it) or one file, read on first
+/// use and again after reload(). A file that is not a valid profile is skipped
+/// with a warning; an entry tuned for another version of a kernel's source
+/// (its hash differs) is ignored with a warning; neither is ever an error.
+///
+/// Lookup order: this exact device → same backend, vendor and architecture →
+/// same vendor → the kernel's defaults. Within a level, the entry with the
+/// nearest problem wins (the sum over dimensions of |log(tuned / wanted)|),
+/// among those whose configuration is valid for the wanted problem and the
+/// device's limits. Thread-safe.
+class ProfileStore {
+ public:
+  /// `location`: a folder or a single profile file; empty: no profiles.
+  explicit ProfileStore(std::filesystem::path location);
+
+  TunedChoice lookup(const DeviceInfo& device, const TunableKernel& kernel,
+                     const Extent& problem) const;
+
+  /// Reads the profiles again (after a tuning run wrote new ones).
+  void reload();
+  const std::filesystem::path& location() const { return location_; }
+
+  /// The file the profile of `device` is stored in, inside folder `dir`.
+  static std::filesystem::path file_for(const std::filesystem::path& dir, const DeviceInfo& device);
+  /// $ALLOY_PROFILE_DIR, else $XDG_DATA_HOME/alloy/profiles, else
+  /// ~/.local/share/alloy/profiles; empty when none can be determined.
+  static std::filesystem::path default_dir();
+
+ private:
+  struct LoadedProfile {
+    DeviceProfile profile;
+    std::filesystem::path file;
+  };
+  void load_locked() const;
+
+  std::filesystem::path location_;
+  mutable std::mutex mutex_;
+  mutable bool loaded_ = false;
+  mutable std::vector<LoadedProfile> profiles_;
+  mutable std::set<std::string> warned_;  // stale entries already reported
+};
+
+}  // namespace alloy

@@ -1,0 +1,179 @@
+// Finding the tuned configuration for a launch: profile files on disk, the
+// device → architecture → vendor → defaults chain, nearest problem size.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "alloy/dialect.hpp"
+#include "alloy/log.hpp"
+#include "alloy/profile.hpp"
+
+namespace alloy {
+namespace {
+
+constexpr std::uintmax_t max_file_bytes = 16u << 20;
+
+std::optional<std::string> read_small_file(const std::filesystem::path& file, std::string& why) {
+  std::error_code error;
+  const std::uintmax_t size = std::filesystem::file_size(file, error);
+  if (error) {
+    why = error.message();
+    return std::nullopt;
+  }
+  if (size > max_file_bytes) {
+    why = "larger than 16 MiB, which no profile is";
+    return std::nullopt;
+  }
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in) {
+    why = "cannot be read";
+    return std::nullopt;
+  }
+  return std::move(text).str();
+}
+
+// Sum over dimensions of |log(tuned / wanted)|: 2048 is as far from 1024 as
+// 512 is, and a size off in two dimensions is further than one off in one.
+double log_distance(const Extent& tuned, const Extent& wanted) {
+  double distance = 0;
+  for (unsigned d = 0; d < 3; ++d) {
+    distance += std::fabs(std::log(static_cast<double>(tuned[d])) -
+                          std::log(static_cast<double>(wanted[d])));
+  }
+  return distance;
+}
+
+bool matches(ProfileMatch level, const DeviceProfile& profile, const DeviceInfo& device) {
+  switch (level) {
+    case ProfileMatch::device: return profile.fingerprint == device.fingerprint();
+    case ProfileMatch::architecture:
+      return profile.fingerprint != device.fingerprint() && profile.backend == device.backend &&
+             profile.vendor == device.vendor && profile.architecture == device.architecture;
+    case ProfileMatch::vendor:
+      return profile.vendor == device.vendor &&
+             !(profile.backend == device.backend && profile.architecture == device.architecture);
+    case ProfileMatch::defaults: return false;
+  }
+  return false;
+}
+
+// The entry's configuration in the kernel's parameter order; nothing when it
+// names other parameters than the kernel has.
+std::optional<Configuration> configuration_of(const ProfileEntry& entry, const TunableKernel& kernel) {
+  if (entry.configuration.size() != kernel.parameters.size()) return std::nullopt;
+  Configuration configuration;
+  for (const TuningParameter& parameter : kernel.parameters) {
+    const auto found = entry.configuration.find(parameter.name);
+    if (found == entry.configuration.end()) return std::nullopt;
+    configuration.push_back(found->second);
+  }
+  return configuration;
+}
+
+}  // namespace
+
+ProfileStore::ProfileStore(std::filesystem::path location) : location_(std::move(location)) {}
+
+void ProfileStore::reload() {
+  std::lock_guard lock(mutex_);
+  loaded_ = false;
+  profiles_.clear();
+}
+
+void ProfileStore::load_locked() const {
+  if (loaded_) return;
+  loaded_ = true;
+  if (location_.empty()) return;
+  std::vector<std::filesystem::path> files;
+  std::error_code error;
+  if (std::filesystem::is_directory(location_, error)) {
+    for (const auto& item : std::filesystem::directory_iterator(location_, error)) {
+      if (item.path().extension() == ".json") files.push_back(item.path());
+    }
+    std::sort(files.begin(), files.end());  // the same order on every run
+  } else if (std::filesystem::exists(location_, error)) {
+    files.push_back(location_);
+  }
+  for (const std::filesystem::path& file : files) {
+    std::string why;
+    const std::optional<std::string> text = read_small_file(file, why);
+    ProfileParse parsed;
+    if (text) parsed = parse_profile(*text);
+    if (!text || !parsed.profile) {
+      log_warning("profile " + file.string() + " ignored: " + (text ? parsed.error : why) +
+                  "; kernels use other profiles or their defaults. Rerun `autotune` to rewrite it.");
+      continue;
+    }
+    profiles_.push_back({std::move(*parsed.profile), file});
+  }
+}
+
+TunedChoice ProfileStore::lookup(const DeviceInfo& device, const TunableKernel& kernel,
+                                 const Extent& problem) const {
+  std::lock_guard lock(mutex_);
+  load_locked();
+  const std::string hash = kernel.source_hash();
+  const DeviceLimits limits = DeviceLimits::of(device);
+  for (ProfileMatch level : {ProfileMatch::device, ProfileMatch::architecture, ProfileMatch::vendor}) {
+    std::optional<TunedChoice> best;
+    double best_distance = 0;
+    for (const LoadedProfile& loaded : profiles_) {
+      if (!matches(level, loaded.profile, device)) continue;
+      for (const ProfileEntry& entry : loaded.profile.entries) {
+        if (entry.kernel != kernel.name || entry.problem.dimensions != problem.dimensions) continue;
+        if (entry.source_hash != hash) {
+          const std::string key = loaded.file.string() + '\n' + kernel.name + '\n' + entry.source_hash;
+          if (warned_.insert(key).second) {
+            log_warning("profile " + loaded.file.string() + ": the entries for " + kernel.name +
+                        " were tuned for another version of its source and are ignored; rerun "
+                        "`autotune` for it");
+          }
+          continue;
+        }
+        std::optional<Configuration> configuration = configuration_of(entry, kernel);
+        if (!configuration || check_configuration(kernel, *configuration, problem, limits)) continue;
+        const double distance = log_distance(entry.problem, problem);
+        if (!best || distance < best_distance) {
+          best = TunedChoice{std::move(*configuration), level, entry.problem, loaded.file};
+          best_distance = distance;
+        }
+      }
+    }
+    if (best) return *best;
+  }
+  return {kernel.default_configuration(), ProfileMatch::defaults, std::nullopt, {}};
+}
+
+std::filesystem::path ProfileStore::file_for(const std::filesystem::path& dir,
+                                             const DeviceInfo& device) {
+  // Readable prefix for people listing the folder, hash for uniqueness.
+  std::string readable = device.backend + "-" + device.name;
+  for (char& c : readable) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       c == '-' || c == '_';
+    if (!plain) c = '_';
+  }
+  if (readable.size() > 48) readable.resize(48);
+  char hash[17];
+  std::snprintf(hash, sizeof hash, "%016llx",
+                static_cast<unsigned long long>(stable_hash(device.fingerprint())));
+  return dir / (readable + "-" + hash + ".json");
+}
+
+std::filesystem::path ProfileStore::default_dir() {
+  auto from_environment = [](const char* variable, const char* suffix) -> std::filesystem::path {
+    const char* value = std::getenv(variable);
+    if (value == nullptr || *value == '\0') return {};
+    return std::filesystem::path(value) / suffix;
+  };
+  if (const char* dir = std::getenv("ALLOY_PROFILE_DIR"); dir != nullptr && *dir != '\0') return dir;
+  if (auto xdg = from_environment("XDG_DATA_HOME", "alloy/profiles"); !xdg.empty()) return xdg;
+  return from_environment("HOME", ".local/share/alloy/profiles");
+}
+
+}  // namespace alloy

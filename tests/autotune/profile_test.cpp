@@ -1,0 +1,325 @@
+// Profiles: JSON round trip, the lookup fallback chain, nearest problem size,
+// stale entries, and corrupt or hostile files (fuzzed).
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "alloy/log.hpp"
+#include "alloy/profile.hpp"
+
+namespace {
+
+using alloy::DeviceInfo;
+using alloy::DeviceProfile;
+using alloy::Extent;
+using alloy::ProfileEntry;
+using alloy::ProfileMatch;
+using alloy::ProfileStore;
+using alloy::TunableKernel;
+
+TunableKernel blocked_kernel() {
+  TunableKernel kernel;
+  kernel.name = "test.blocked";
+  kernel.source = {"blocked.cl", "KERNEL void blocked() {}", ""};
+  kernel.kernel_name = "blocked";
+  kernel.parameters = {{"BLOCK", {16, 32, 64, 128}, 16, {}}, {"UNROLL", {1, 2, 4}, 1, {}}};
+  // BLOCK divides the problem: so an entry for another size can be invalid here.
+  kernel.constraints = {{alloy::TuningConstraint::Kind::divides, {1, {"BLOCK"}, {}}, {1, {}, {0}}}};
+  kernel.launch = {{0, {}, {1, {"UNROLL"}, {}}, {1, {"BLOCK"}, {}}}};
+  return kernel;
+}
+
+DeviceInfo device(std::string name, std::string architecture, std::string vendor = "Acme") {
+  DeviceInfo info;
+  info.backend = "opencl";
+  info.name = std::move(name);
+  info.vendor = std::move(vendor);
+  info.architecture = std::move(architecture);
+  info.driver_version = "1.0";
+  info.compute_units = 8;
+  info.max_work_group_size = 1024;
+  info.max_work_item_sizes = {1024, 1024, 64};
+  info.local_memory_bytes = 65536;
+  return info;
+}
+
+ProfileEntry entry(const TunableKernel& kernel, Extent problem, std::int64_t block, std::int64_t unroll) {
+  ProfileEntry result;
+  result.kernel = kernel.name;
+  result.source_hash = kernel.source_hash();
+  result.problem = problem;
+  result.configuration = {{"BLOCK", block}, {"UNROLL", unroll}};
+  result.seconds = 1e-3;
+  result.default_seconds = 4e-3;
+  result.strategy = "annealing";
+  result.evaluations = 12;
+  result.space_size = 12;
+  result.tuning_seconds = 3.5;
+  return result;
+}
+
+// A fresh folder per test case, removed afterwards.
+struct TemporaryFolder {
+  std::filesystem::path path;
+  explicit TemporaryFolder(const std::string& name)
+      : path(std::filesystem::temp_directory_path() / ("alloy-profile-test-" + name + "-" +
+                                                       std::to_string(std::random_device{}()))) {
+    std::filesystem::create_directories(path);
+  }
+  ~TemporaryFolder() { std::filesystem::remove_all(path); }
+};
+
+// Collects warnings while alive.
+struct CapturedWarnings {
+  std::mutex mutex;
+  std::vector<std::string> messages;
+  alloy::LogSink previous;
+  CapturedWarnings() {
+    previous = alloy::set_log_sink([this](alloy::LogLevel level, std::string_view message) {
+      std::lock_guard lock(mutex);
+      if (level == alloy::LogLevel::warning) messages.emplace_back(message);
+    });
+  }
+  ~CapturedWarnings() { alloy::set_log_sink(previous); }
+  std::size_t count() {
+    std::lock_guard lock(mutex);
+    return messages.size();
+  }
+};
+
+void write_text(const std::filesystem::path& file, const std::string& text) {
+  std::ofstream(file, std::ios::binary) << text;
+}
+
+}  // namespace
+
+TEST_CASE("Autotune.Profile.json_round_trip") {
+  const TunableKernel kernel = blocked_kernel();
+  DeviceProfile profile = DeviceProfile::for_device(device("Widget 9000", "w9"));
+  profile.put(entry(kernel, Extent(1024), 64, 2));
+  profile.put(entry(kernel, Extent(256, 3), 32, 4));
+  profile.put(entry(kernel, Extent(1024), 128, 1));  // replaces the first
+  REQUIRE(profile.entries.size() == 2);
+  const alloy::ProfileParse parsed = alloy::parse_profile(alloy::to_json(profile));
+  REQUIRE_MESSAGE(parsed.profile, parsed.error);
+  CHECK(parsed.profile->fingerprint == profile.fingerprint);
+  CHECK(parsed.profile->architecture == "w9");
+  REQUIRE(parsed.profile->entries.size() == 2);
+  const ProfileEntry& first = parsed.profile->entries[0];
+  CHECK(first.configuration.at("BLOCK") == 128);
+  CHECK(first.problem.dimensions == 1);
+  CHECK(first.problem[0] == 1024);
+  CHECK(first.seconds == doctest::Approx(1e-3));
+  CHECK(first.default_seconds == doctest::Approx(4e-3));
+  CHECK(first.strategy == "annealing");
+  CHECK(first.evaluations == 12);
+  CHECK(first.tuning_seconds == doctest::Approx(3.5));
+  CHECK(parsed.profile->entries[1].problem.to_string() == "256x3");
+}
+
+TEST_CASE("Autotune.Profile.lookup_falls_back_device_architecture_vendor_defaults") {
+  const TunableKernel kernel = blocked_kernel();
+  TemporaryFolder folder("chain");
+  const DeviceInfo exact = device("Widget 9000", "w9");
+  const DeviceInfo sibling = device("Widget 9000 Pro", "w9");  // same architecture
+  const DeviceInfo cousin = device("Widget 7000", "w7");       // same vendor only
+  const DeviceInfo stranger = device("Gadget", "g1", "Other Corp");
+
+  DeviceProfile exact_profile = DeviceProfile::for_device(exact);
+  exact_profile.put(entry(kernel, Extent(4096), 128, 4));
+  alloy::write_profile(ProfileStore::file_for(folder.path, exact), exact_profile);
+
+  ProfileStore store(folder.path);
+  alloy::TunedChoice choice = store.lookup(exact, kernel, Extent(4096));
+  CHECK(choice.match == ProfileMatch::device);
+  CHECK(choice.configuration == alloy::Configuration{128, 4});
+  CHECK(choice.file == ProfileStore::file_for(folder.path, exact));
+
+  choice = store.lookup(sibling, kernel, Extent(4096));
+  CHECK(choice.match == ProfileMatch::architecture);
+  CHECK(choice.configuration == alloy::Configuration{128, 4});
+
+  choice = store.lookup(cousin, kernel, Extent(4096));
+  CHECK(choice.match == ProfileMatch::vendor);
+
+  choice = store.lookup(stranger, kernel, Extent(4096));
+  CHECK(choice.match == ProfileMatch::defaults);
+  CHECK(choice.configuration == kernel.default_configuration());
+  CHECK_FALSE(choice.tuned_problem);
+
+  // A closer level wins once it exists: the sibling gets its own profile.
+  DeviceProfile sibling_profile = DeviceProfile::for_device(sibling);
+  sibling_profile.put(entry(kernel, Extent(4096), 64, 1));
+  alloy::write_profile(ProfileStore::file_for(folder.path, sibling), sibling_profile);
+  store.reload();
+  choice = store.lookup(sibling, kernel, Extent(4096));
+  CHECK(choice.match == ProfileMatch::device);
+  CHECK(choice.configuration == alloy::Configuration{64, 1});
+  // ... and the exact device still prefers its own.
+  CHECK(store.lookup(exact, kernel, Extent(4096)).configuration == alloy::Configuration{128, 4});
+
+  // No profiles at all: defaults, silently.
+  CapturedWarnings warnings;
+  ProfileStore empty(folder.path / "missing");
+  CHECK(empty.lookup(exact, kernel, Extent(4096)).match == ProfileMatch::defaults);
+  CHECK(ProfileStore({}).lookup(exact, kernel, Extent(4096)).match == ProfileMatch::defaults);
+  CHECK(warnings.count() == 0);
+}
+
+TEST_CASE("Autotune.Profile.untuned_size_takes_nearest_valid_tuned_size") {
+  const TunableKernel kernel = blocked_kernel();
+  TemporaryFolder folder("nearest");
+  const DeviceInfo info = device("Widget 9000", "w9");
+  DeviceProfile profile = DeviceProfile::for_device(info);
+  profile.put(entry(kernel, Extent(512), 32, 1));
+  profile.put(entry(kernel, Extent(4096), 128, 2));
+  profile.put(entry(kernel, Extent(65536), 64, 4));
+  const std::filesystem::path file = folder.path / "one-profile.json";
+  alloy::write_profile(file, profile);
+  ProfileStore store(file);  // a single file works as well as a folder
+
+  auto chosen = [&](std::size_t n) { return store.lookup(info, kernel, Extent(n)); };
+  CHECK(chosen(4096).tuned_problem->size[0] == 4096);    // exact
+  CHECK(chosen(2048).tuned_problem->size[0] == 4096);    // log distance 1 vs 2
+  CHECK(chosen(1024).tuned_problem->size[0] == 512);     // 1 vs 2: nearer 512
+  CHECK(chosen(1 << 20).tuned_problem->size[0] == 65536);
+  CHECK(chosen(1 << 20).configuration == alloy::Configuration{64, 4});
+  // 96 is not a multiple of the 128-block nearest entry's BLOCK, nor 64; the
+  // 512 entry's BLOCK=32 divides it: the nearest *valid* entry wins.
+  CHECK(chosen(96).configuration == alloy::Configuration{32, 1});
+  // 2-D problems never take 1-D entries.
+  CHECK(store.lookup(info, kernel, Extent(4096, 1)).match == ProfileMatch::defaults);
+  // Nothing valid: 40 has no block among the entries that divides it.
+  CHECK(chosen(40).match == ProfileMatch::defaults);
+}
+
+TEST_CASE("Autotune.Profile.stale_entry_ignored_with_one_warning") {
+  TunableKernel kernel = blocked_kernel();
+  TemporaryFolder folder("stale");
+  const DeviceInfo info = device("Widget 9000", "w9");
+  DeviceProfile profile = DeviceProfile::for_device(info);
+  profile.put(entry(kernel, Extent(4096), 128, 4));
+  alloy::write_profile(ProfileStore::file_for(folder.path, info), profile);
+
+  kernel.source.source += "\n// edited since tuning\n";
+  CapturedWarnings warnings;
+  ProfileStore store(folder.path);
+  CHECK(store.lookup(info, kernel, Extent(4096)).match == ProfileMatch::defaults);
+  CHECK(store.lookup(info, kernel, Extent(4096)).match == ProfileMatch::defaults);
+  REQUIRE(warnings.count() == 1);
+  CHECK(warnings.messages[0].find("another version of its source") != std::string::npos);
+}
+
+TEST_CASE("Autotune.Profile.corrupt_files_warn_and_leave_others_usable") {
+  const TunableKernel kernel = blocked_kernel();
+  TemporaryFolder folder("corrupt");
+  const DeviceInfo info = device("Widget 9000", "w9");
+  DeviceProfile good = DeviceProfile::for_device(info);
+  good.put(entry(kernel, Extent(4096), 128, 4));
+  alloy::write_profile(folder.path / "b-good.json", good);
+  std::string text = alloy::to_json(good);
+  write_text(folder.path / "a-truncated.json", text.substr(0, text.size() / 2));
+  write_text(folder.path / "c-binary.json", std::string("\x7f" "ELF\x02\x01\x01\0\0", 9));
+  write_text(folder.path / "d-empty.json", "");
+  write_text(folder.path / "e-deep.json", std::string(100000, '[') + std::string(100000, ']'));
+  write_text(folder.path / "f-not-a-profile.json", R"({"format":"something-else","version":1})");
+  write_text(folder.path / "notes.txt", "not json, and not *.json: never read");
+
+  CapturedWarnings warnings;
+  ProfileStore store(folder.path);
+  const alloy::TunedChoice choice = store.lookup(info, kernel, Extent(4096));
+  CHECK(choice.match == ProfileMatch::device);
+  CHECK(choice.configuration == alloy::Configuration{128, 4});
+  CHECK(warnings.count() == 5);  // one per bad *.json file, read once
+  store.lookup(info, kernel, Extent(4096));
+  CHECK(warnings.count() == 5);
+}
+
+TEST_CASE("Autotune.Profile.hostile_values_rejected") {
+  const TunableKernel kernel = blocked_kernel();
+  DeviceProfile profile = DeviceProfile::for_device(device("Widget 9000", "w9"));
+  profile.put(entry(kernel, Extent(4096), 128, 4));
+  const std::string good = alloy::to_json(profile);
+  REQUIRE(alloy::parse_profile(good).profile);
+
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string text = good;
+    const std::size_t at = text.find(from);
+    REQUIRE_MESSAGE(at != std::string::npos, from);
+    text.replace(at, from.size(), to);
+    return text;
+  };
+  const std::vector<std::string> hostile = {
+      with("\"seconds\": 0.001", "\"seconds\": -1"),
+      with("\"seconds\": 0.001", "\"seconds\": 1e999"),
+      with("\"seconds\": 0.001", "\"seconds\": \"fast\""),
+      with("4096", "0"),
+      with("4096", "18446744073709551615"),
+      with("4096", "-4096"),
+      with("4096", "4096.5"),
+      with("\"BLOCK\": 128", "\"BLOCK\": 9223372036854775808"),
+      with("\"BLOCK\": 128", "\"BLOCK\": [128]"),
+      with("\"version\": 1", "\"version\": 2"),
+      with("\"entries\": [", "\"entries\": {\"x\": ["),
+      with("\"kernel\": \"test.blocked\"", "\"kernel\": 7"),
+      with("\"evaluations\": 12", "\"evaluations\": -12"),
+      std::string(17u << 20, ' '),
+      "[]",
+      "null",
+      "{\"format\": \"alloy-profile\"}",
+  };
+  for (const std::string& text : hostile) {
+    const alloy::ProfileParse parsed = alloy::parse_profile(text);
+    CAPTURE(text.substr(0, 200));
+    CHECK_FALSE(parsed.profile);
+    CHECK_FALSE(parsed.error.empty());
+  }
+}
+
+TEST_CASE("Autotune.Profile.fuzzed_inputs_never_crash") {
+  const TunableKernel kernel = blocked_kernel();
+  DeviceProfile profile = DeviceProfile::for_device(device("Widget 9000", "w9"));
+  profile.put(entry(kernel, Extent(4096), 128, 4));
+  profile.put(entry(kernel, Extent(64, 64), 16, 2));
+  const std::string good = alloy::to_json(profile);
+  const unsigned seed = std::random_device{}();
+  INFO("seed " << seed);
+  std::mt19937 random(seed);
+  const std::string alphabet = "{}[]\":,0123456789.eE+-truefalsnl \\\n\x00\xff";
+  std::size_t accepted = 0;
+  for (int round = 0; round < 20000; ++round) {
+    std::string text = good;
+    const int edits = 1 + static_cast<int>(random() % 8);
+    for (int e = 0; e < edits && !text.empty(); ++e) {
+      const std::size_t at = random() % text.size();
+      switch (random() % 4) {
+        case 0: text[at] = alphabet[random() % alphabet.size()]; break;
+        case 1: text.erase(at, 1 + random() % 16); break;
+        case 2: text.insert(at, 1, alphabet[random() % alphabet.size()]); break;
+        default: text.resize(at); break;
+      }
+    }
+    const alloy::ProfileParse parsed = alloy::parse_profile(text);
+    // Either a whole profile or a reason: never both, never neither.
+    CHECK(parsed.profile.has_value() == parsed.error.empty());
+    if (parsed.profile) {
+      ++accepted;
+      for (const ProfileEntry& parsed_entry : parsed.profile->entries) {
+        CHECK(parsed_entry.problem.dimensions >= 1);
+        CHECK(parsed_entry.seconds >= 0);
+      }
+    }
+  }
+  for (int round = 0; round < 2000; ++round) {
+    std::string text(random() % 512, '\0');
+    for (char& c : text) c = static_cast<char>(random());
+    const alloy::ProfileParse parsed = alloy::parse_profile(text);
+    CHECK(parsed.profile.has_value() == parsed.error.empty());
+  }
+  MESSAGE(accepted << " of 20000 mutated profiles still parsed");
+}
