@@ -86,6 +86,10 @@ DeviceInfo query_device_info(const cl::Device& cl_device) {
   const std::string extensions = device_string(device, CL_DEVICE_EXTENSIONS, "CL_DEVICE_EXTENSIONS");
   info.vendor = device_string(device, CL_DEVICE_VENDOR, "CL_DEVICE_VENDOR");
   info.architecture = architecture_of(device, info.name, extensions);
+  const auto type = device_value<cl_device_type>(device, CL_DEVICE_TYPE, "CL_DEVICE_TYPE");
+  info.type = (type & CL_DEVICE_TYPE_CPU) != 0   ? DeviceType::cpu
+              : (type & CL_DEVICE_TYPE_GPU) != 0 ? DeviceType::gpu
+                                                 : DeviceType::accelerator;
   info.driver_version = device_string(device, CL_DRIVER_VERSION, "CL_DRIVER_VERSION");
   info.compute_units = device_value<cl_uint>(device, CL_DEVICE_MAX_COMPUTE_UNITS,
                                              "CL_DEVICE_MAX_COMPUTE_UNITS");

@@ -9,8 +9,13 @@
 
 namespace alloy {
 
+/// What kind of processor a device is. A CPU device shares its cores with
+/// the host, so host work (compiling, say) slows it down.
+enum class DeviceType { gpu, cpu, accelerator };
+
 struct DeviceInfo {
   std::string backend;         ///< "opencl", "cuda", "hip"
+  DeviceType type = DeviceType::gpu;
   std::string name;
   std::string vendor;
   std::string architecture;    ///< e.g. "sm_90", "gfx90a", a CPU's target triple

@@ -1,0 +1,58 @@
+// Measures configurations of one tunable kernel on one device: compiles
+// ahead on oneTBB workers, verifies each result, times repeated runs.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "alloy/autotune/harness.hpp"
+#include "alloy/autotune/measurement.hpp"
+#include "alloy/runtime.hpp"
+
+namespace alloy::autotune {
+
+struct MeasureOptions {
+  unsigned min_repetitions = 3;
+  unsigned max_repetitions = 20;
+  /// Timed runs stop once their relative standard deviation is below this...
+  double target_spread = 0.03;
+  /// ...or once they add up to this many seconds.
+  double max_seconds = 2.0;
+  /// A configuration whose first run takes longer is a timeout. The run
+  /// cannot be cancelled on the device: the evaluator waits for it to end.
+  double timeout_seconds = 10.0;
+};
+
+/// Runs a TuningTarget for one problem on one device. Each measure(): the
+/// configuration is checked against the space (invalid), compiled (compile
+/// error), run once from freshly written inputs and its outputs compared with
+/// the reference (launch refused, wrong result, timeout; this run is also the
+/// warm-up), then timed by device events in batches until the spread is
+/// small or a cap is hit; the median is the time. The reference is the
+/// target's host function, else the outputs of the kernel's default
+/// configuration, computed on the first measure().
+///
+/// compile_ahead() hands compiles to oneTBB workers; measure() of that
+/// configuration then waits for its compile only. Used by one thread.
+class Evaluator {
+ public:
+  /// Allocates the harness's buffers on `device` and writes their contents.
+  Evaluator(Runtime& runtime, Device& device, const TuningTarget& target, Extent problem,
+            MeasureOptions options = {});
+  ~Evaluator();
+  Evaluator(const Evaluator&) = delete;
+  Evaluator& operator=(const Evaluator&) = delete;
+
+  void compile_ahead(const Configuration& configuration);
+  /// Blocks until every compile started by compile_ahead() has ended.
+  void wait_for_compiles();
+  Measurement measure(const Configuration& configuration);
+
+  Device& device() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace alloy::autotune

@@ -1,0 +1,87 @@
+// One tuning task: a kernel, a problem and a device, searched under a
+// budget, every measurement logged, the best written to the device's profile.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "alloy/autotune/evaluator.hpp"
+#include "alloy/autotune/harness.hpp"
+#include "alloy/autotune/results_log.hpp"
+#include "alloy/autotune/strategy.hpp"
+
+namespace alloy::autotune {
+
+/// How compiling overlaps measuring.
+enum class CompileOverlap {
+  /// Compile the next candidates on oneTBB workers while one is measured: for
+  /// GPUs, whose timings the host's compiling does not disturb.
+  during_measurement,
+  /// Compile a batch of candidates in parallel, then measure them one by one
+  /// with no compile running: for CPU devices, which share the host's cores.
+  between_measurements,
+  /// Compile each candidate just before measuring it, on the tuner's thread.
+  off,
+};
+
+struct TuningProgress {
+  const Measurement& last;
+  std::size_t evaluations = 0;  ///< including those resumed from the log
+  std::optional<double> best_seconds;
+  std::optional<double> default_seconds;
+  double elapsed_seconds = 0;
+  double budget_fraction = 0;  ///< how much of the budget is spent, 0..1, for an ETA
+};
+
+struct TuneOptions {
+  std::string strategy = "annealing";
+  Budget budget;
+  std::uint64_t seed = 1;
+  MeasureOptions measure;
+  /// Unset: between_measurements on CPU devices, else during_measurement.
+  std::optional<CompileOverlap> overlap;
+  /// Candidates compiled ahead; 0: as many as oneTBB has workers.
+  std::size_t compile_window = 0;
+  std::function<void(const TuningProgress&)> on_progress;
+  /// Set by another thread (a signal handler, say) to stop after the
+  /// measurement under way; the result then holds the best so far.
+  const std::atomic<bool>* stop = nullptr;
+};
+
+struct TuningResult {
+  std::string kernel;
+  Extent problem;
+  std::string device;  ///< label
+  std::size_t space_size = 0;
+  std::optional<Configuration> best;  ///< nothing when no configuration ran correctly
+  std::optional<double> best_seconds;
+  std::optional<double> default_seconds;
+  std::size_t evaluations = 0;  ///< including resumed
+  std::size_t resumed = 0;      ///< read from the results log
+  std::map<Outcome, std::size_t> outcomes;
+  std::string stopped_by;  ///< the budget limit reached, "strategy done" or "interrupted"
+  double wall_seconds = 0;
+};
+
+/// Tunes `target` for `problem` on `device`. Measurements already in `log`
+/// for this kernel source, device and problem are not measured again: they
+/// are fed to the strategy and count against the budget, so a resumed run
+/// ends where an uninterrupted one would have. The default configuration is
+/// always measured (or resumed) first: it is the baseline for speed-ups.
+TuningResult tune(Runtime& runtime, Device& device, const TuningTarget& target, Extent problem,
+                  const TuneOptions& options, ResultsLog& log);
+
+/// Adds `result` to `device`'s profile in folder `dir`, keeping the other
+/// entries (a profile file that cannot be read is replaced, with a warning).
+/// Returns the profile file. Does nothing without a best configuration.
+std::filesystem::path record_in_profile(const std::filesystem::path& dir, const DeviceInfo& device,
+                                        const TuningTarget& target, const TuningResult& result,
+                                        const TuneOptions& options);
+
+}  // namespace alloy::autotune

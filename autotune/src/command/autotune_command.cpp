@@ -1,0 +1,193 @@
+// The `autotune` command: picks devices, kernels and sizes, tunes each, writes
+// profiles, prints the table.
+#include <csignal>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include "alloy/autotune/registry.hpp"
+#include "alloy/error.hpp"
+#include "alloy/profile.hpp"
+#include "command_options.hpp"
+#include "exit_status.hpp"
+#include "progress_display.hpp"
+#include "report.hpp"
+
+namespace alloy::autotune {
+namespace {
+
+using namespace command;
+
+std::atomic<bool> interrupted{false};
+
+extern "C" void on_interrupt(int) {
+  interrupted.store(true);
+  // A second Ctrl-C ends the process the usual way.
+  std::signal(SIGINT, SIG_DFL);
+}
+
+struct Task {
+  Device* device;
+  const TuningTarget* target;
+  Extent problem;
+};
+
+// One device of each kind unless the user names devices: identical devices
+// share a fingerprint, hence a profile, so tuning both would only cost time.
+std::vector<Device*> choose_devices(const Runtime& runtime, const std::vector<std::string>& wanted) {
+  std::vector<Device*> chosen;
+  if (wanted.empty()) {
+    std::set<std::string> seen;
+    for (Device* device : runtime.devices()) {
+      if (seen.insert(device->info().fingerprint()).second) chosen.push_back(device);
+    }
+    return chosen;
+  }
+  for (const std::string& spec : wanted) {
+    const bool is_index = !spec.empty() && spec.find_first_not_of("0123456789") == std::string::npos;
+    bool matched = false;
+    for (std::size_t i = 0; i < runtime.devices().size(); ++i) {
+      Device* device = runtime.devices()[i];
+      if ((is_index && std::stoul(spec) == i) || (!is_index && device->info().backend == spec)) {
+        if (std::find(chosen.begin(), chosen.end(), device) == chosen.end()) chosen.push_back(device);
+        matched = true;
+      }
+    }
+    if (!matched) {
+      throw InvalidArgument("--device " + spec + " matches no device; `alloy-info` lists them (" +
+                            std::to_string(runtime.devices().size()) + " found)");
+    }
+  }
+  return chosen;
+}
+
+std::vector<Extent> problems_for(const TuningTarget& target, const std::vector<std::string>& sizes) {
+  if (sizes.empty()) return target.default_problems;
+  const unsigned dimensions =
+      target.default_problems.empty() ? 0 : target.default_problems.front().dimensions;
+  std::vector<Extent> problems;
+  for (const std::string& spec : sizes) {
+    const std::size_t equals = spec.find('=');
+    if (equals != std::string::npos) {
+      if (spec.substr(0, equals) == target.kernel.name) problems.push_back(parse_extent(spec.substr(equals + 1)));
+    } else if (const Extent extent = parse_extent(spec); extent.dimensions == dimensions) {
+      problems.push_back(extent);
+    }
+  }
+  return problems;
+}
+
+void list_targets(const std::vector<TuningTarget>& targets) {
+  for (const TuningTarget& target : targets) {
+    std::string problems;
+    for (const Extent& problem : target.default_problems) problems += " " + problem.to_string();
+    std::cout << target.kernel.name << "  " << target.description << "\n    parameters:";
+    for (const TuningParameter& parameter : target.kernel.parameters) std::cout << ' ' << parameter.name;
+    std::cout << "\n    default sizes:" << problems << '\n';
+  }
+}
+
+int run(const CommandOptions& options) {
+  std::vector<TuningTarget> targets = registered_targets();
+  for (const std::filesystem::path& manifest : options.manifests) {
+    std::vector<TuningTarget> more = load_manifest(manifest);
+    targets.insert(targets.end(), more.begin(), more.end());
+  }
+  if (options.list) {
+    list_targets(targets);
+    return exit_tuned;
+  }
+  for (const std::string& name : options.kernels) {
+    if (std::none_of(targets.begin(), targets.end(),
+                     [&](const TuningTarget& t) { return t.kernel.name == name; })) {
+      std::cerr << "autotune: no kernel called " << name << "; `autotune --list` shows them\n";
+      return exit_usage;
+    }
+  }
+
+  Runtime runtime;
+  const std::vector<Device*> devices = choose_devices(runtime, options.devices);
+  std::vector<Task> tasks;
+  for (Device* device : devices) {
+    for (const TuningTarget& target : targets) {
+      if (!options.kernels.empty() &&
+          std::find(options.kernels.begin(), options.kernels.end(), target.kernel.name) ==
+              options.kernels.end()) {
+        continue;
+      }
+      for (const Extent& problem : problems_for(target, options.sizes)) tasks.push_back({device, &target, problem});
+    }
+  }
+  if (tasks.empty()) {
+    std::cerr << "autotune: nothing to tune: " << devices.size() << " device(s)"
+              << (devices.empty() ? " (`alloy-info` says why)" : ", and no kernel matched the sizes given")
+              << '\n';
+    return exit_nothing_to_tune;
+  }
+
+  const std::filesystem::path profile_dir =
+      options.profile_dir.empty() ? ProfileStore::default_dir() : options.profile_dir;
+  if (profile_dir.empty()) {
+    std::cerr << "autotune: cannot tell where profiles go: set ALLOY_PROFILE_DIR or HOME, or pass "
+                 "--profile-dir\n";
+    return exit_usage;
+  }
+  ResultsLog log(options.log_file.empty() ? profile_dir / "tuning-log.jsonl" : options.log_file);
+
+  TuneOptions tune_options = options.tune;
+  tune_options.stop = &interrupted;
+  ProgressDisplay progress;
+  tune_options.on_progress = [&](const TuningProgress& update) { progress.update(update); };
+  std::signal(SIGINT, on_interrupt);
+
+  std::vector<ReportRow> rows;
+  for (std::size_t i = 0; i < tasks.size() && !interrupted.load(); ++i) {
+    const Task& task = tasks[i];
+    progress.begin("[" + std::to_string(i + 1) + "/" + std::to_string(tasks.size()) + "] " +
+                   task.target->kernel.name + " " + task.problem.to_string() + " on " +
+                   task.device->label());
+    ReportRow row;
+    row.result.kernel = task.target->kernel.name;
+    row.result.problem = task.problem;
+    row.result.device = task.device->label();
+    try {
+      row.result = tune(runtime, *task.device, *task.target, task.problem, tune_options, log);
+      if (row.result.best) row.configuration = describe(task.target->kernel, *row.result.best);
+      if (!options.dry_run) {
+        row.profile_file = record_in_profile(profile_dir, task.device->info(), *task.target,
+                                             row.result, tune_options).string();
+      }
+    } catch (const Error& error) {
+      row.error = error.what();
+    }
+    progress.end();
+    rows.push_back(std::move(row));
+  }
+  std::signal(SIGINT, SIG_DFL);
+
+  std::cout << (options.json ? format_json(rows) : format_table(rows));
+  if (!options.json && !options.dry_run) std::cout << "profiles: " << profile_dir.string() << '\n';
+  if (interrupted.load()) return exit_interrupted;
+  const bool all_tuned = std::all_of(rows.begin(), rows.end(), [](const ReportRow& row) {
+    return row.error.empty() && row.result.best.has_value();
+  });
+  return all_tuned ? exit_tuned : exit_some_failed;
+}
+
+}  // namespace
+
+int run_autotune_command(int argc, char** argv) {
+  ParsedCommand parsed = parse_command_line(argc, argv);
+  if (!parsed.options) return parsed.exit_status;
+  try {
+    return run(*parsed.options);
+  } catch (const InvalidArgument& error) {
+    std::cerr << "autotune: " << error.what() << '\n';
+    return exit_usage;
+  } catch (const Error& error) {
+    std::cerr << "autotune: " << error.what() << '\n';
+    return exit_some_failed;
+  }
+}
+
+}  // namespace alloy::autotune

@@ -1,0 +1,99 @@
+// Formatting the result table and JSON.
+#include "report.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "progress_display.hpp"
+
+namespace alloy::autotune::command {
+namespace {
+
+std::string failures(const TuningResult& result) {
+  std::string text;
+  for (const auto& [outcome, count] : result.outcomes) {
+    if (outcome == Outcome::ok || count == 0) continue;
+    if (!text.empty()) text += ", ";
+    text += std::string(to_string(outcome)) + " " + std::to_string(count);
+  }
+  return text.empty() ? "none" : text;
+}
+
+std::string speedup(const TuningResult& result) {
+  if (!result.best_seconds || !result.default_seconds) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2fx", *result.default_seconds / *result.best_seconds);
+  return text;
+}
+
+}  // namespace
+
+std::string format_table(const std::vector<ReportRow>& rows) {
+  const std::vector<std::string> header = {"kernel", "problem", "device", "default", "tuned",
+                                           "speed-up", "evaluated (resumed)", "failures", "stopped by"};
+  std::vector<std::vector<std::string>> cells;
+  for (const ReportRow& row : rows) {
+    const TuningResult& r = row.result;
+    cells.push_back({r.kernel, r.problem.to_string(), r.device,
+                     r.default_seconds ? format_seconds(*r.default_seconds) : "-",
+                     r.best_seconds ? format_seconds(*r.best_seconds) : "-", speedup(r),
+                     std::to_string(r.evaluations) + " (" + std::to_string(r.resumed) + ")",
+                     row.error.empty() ? failures(r) : "error", row.error.empty() ? r.stopped_by : "-"});
+  }
+  std::vector<std::size_t> widths(header.size());
+  for (std::size_t c = 0; c < header.size(); ++c) {
+    widths[c] = header[c].size();
+    for (const auto& line : cells) widths[c] = std::max(widths[c], line[c].size());
+  }
+  auto format_line = [&](const std::vector<std::string>& line) {
+    std::string text;
+    for (std::size_t c = 0; c < line.size(); ++c) {
+      text += line[c];
+      if (c + 1 < line.size()) text += std::string(widths[c] - line[c].size() + 2, ' ');
+    }
+    return text + '\n';
+  };
+  std::string table = format_line(header);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    table += format_line(cells[i]);
+    if (!rows[i].error.empty()) table += "    error: " + rows[i].error + '\n';
+    else if (!rows[i].configuration.empty()) table += "    best: " + rows[i].configuration + '\n';
+  }
+  return table;
+}
+
+std::string format_json(const std::vector<ReportRow>& rows) {
+  nlohmann::json results = nlohmann::json::array();
+  for (const ReportRow& row : rows) {
+    const TuningResult& r = row.result;
+    nlohmann::json failures_by_kind = nlohmann::json::object();
+    for (const auto& [outcome, count] : r.outcomes) {
+      if (outcome != Outcome::ok) failures_by_kind[std::string(to_string(outcome))] = count;
+    }
+    nlohmann::json problem = nlohmann::json::array();
+    for (unsigned d = 0; d < r.problem.dimensions; ++d) problem.push_back(r.problem[d]);
+    results.push_back({{"kernel", r.kernel},
+                       {"problem", problem},
+                       {"device", r.device},
+                       {"space_size", r.space_size},
+                       {"default_seconds", r.default_seconds ? nlohmann::json(*r.default_seconds) : nullptr},
+                       {"tuned_seconds", r.best_seconds ? nlohmann::json(*r.best_seconds) : nullptr},
+                       {"speedup", r.best_seconds && r.default_seconds
+                                       ? nlohmann::json(*r.default_seconds / *r.best_seconds)
+                                       : nullptr},
+                       {"configuration", row.configuration},
+                       {"evaluations", r.evaluations},
+                       {"resumed", r.resumed},
+                       {"failures", failures_by_kind},
+                       {"stopped_by", r.stopped_by},
+                       {"wall_seconds", r.wall_seconds},
+                       {"profile", row.profile_file},
+                       {"error", row.error}});
+  }
+  return nlohmann::json{{"results", results}}.dump(2, ' ', false,
+                                                  nlohmann::json::error_handler_t::replace) + '\n';
+}
+
+}  // namespace alloy::autotune::command

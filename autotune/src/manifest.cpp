@@ -1,0 +1,214 @@
+// Tuning targets read from a JSON manifest, and the registry of targets.
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "alloy/autotune/registry.hpp"
+#include "alloy/error.hpp"
+
+namespace alloy::autotune {
+namespace {
+
+using nlohmann::json;
+
+std::mutex registry_mutex;
+std::vector<TuningTarget>& registry() {
+  static std::vector<TuningTarget> targets;
+  return targets;
+}
+
+// Errors name the file and the place in it.
+struct Reader {
+  std::filesystem::path file;
+
+  [[noreturn]] void fail(const std::string& where, const std::string& what) const {
+    throw InvalidArgument("manifest " + file.string() + ": " + where + ": " + what);
+  }
+  const json& at(const json& object, const char* key, const std::string& where) const {
+    if (!object.is_object()) fail(where, "is not an object");
+    const auto found = object.find(key);
+    if (found == object.end()) fail(where, std::string("has no \"") + key + "\"");
+    return *found;
+  }
+  std::string text(const json& object, const char* key, const std::string& where) const {
+    const json& value = at(object, key, where);
+    if (!value.is_string()) fail(where, std::string("\"") + key + "\" is not a string");
+    return value.get<std::string>();
+  }
+  std::int64_t integer(const json& value, const std::string& where) const {
+    if (!value.is_number_integer()) fail(where, "is not an integer");
+    return value.get<std::int64_t>();
+  }
+
+  // "4*MWG*KWG*$0": factors are integers, parameter names, or $d for problem
+  // dimension d; an integer alone is a constant.
+  ParameterProduct product(const json& value, const std::string& where) const {
+    ParameterProduct result;
+    if (value.is_number_integer()) {
+      result.factor = value.get<std::int64_t>();
+      return result;
+    }
+    if (!value.is_string()) fail(where, "is not a product such as \"4*MWG*$0\"");
+    std::stringstream terms(value.get<std::string>());
+    std::string term;
+    while (std::getline(terms, term, '*')) {
+      term.erase(0, term.find_first_not_of(' '));
+      term.erase(term.find_last_not_of(' ') + 1);
+      if (term.empty()) fail(where, "has an empty factor");
+      if (term[0] == '$') {
+        if (term.size() != 2 || term[1] < '0' || term[1] > '2') fail(where, "problem dimensions are $0, $1, $2");
+        result.problem_dimensions.push_back(static_cast<unsigned>(term[1] - '0'));
+      } else if (term.find_first_not_of("0123456789") == std::string::npos) {
+        result.factor *= std::stoll(term);
+      } else {
+        result.parameters.push_back(term);
+      }
+    }
+    return result;
+  }
+
+  TuningParameter parameter(const json& value, const std::string& where) const {
+    TuningParameter result;
+    result.name = text(value, "name", where);
+    const json& values = at(value, "values", where);
+    if (!values.is_array() || values.empty()) fail(where, "\"values\" is not a non-empty array");
+    for (const json& v : values) result.values.push_back(integer(v, where + " value"));
+    result.default_value = integer(at(value, "default", where), where + " default");
+    if (value.contains("value_names")) {
+      for (const json& name : value["value_names"]) {
+        if (!name.is_string()) fail(where, "a value name is not a string");
+        result.value_names.push_back(name.get<std::string>());
+      }
+    }
+    return result;
+  }
+
+  TuningConstraint constraint(const json& value, const std::string& where) const {
+    const std::string kind = text(value, "kind", where);
+    TuningConstraint result;
+    if (kind == "divides") result.kind = TuningConstraint::Kind::divides;
+    else if (kind == "at_most") result.kind = TuningConstraint::Kind::at_most;
+    else if (kind == "equal") result.kind = TuningConstraint::Kind::equal;
+    else fail(where, "\"kind\" is \"" + kind + "\"; use divides, at_most or equal");
+    result.left = product(at(value, "left", where), where + " left");
+    result.right = product(at(value, "right", where), where + " right");
+    return result;
+  }
+
+  HarnessArgument argument(const json& value, const std::string& where) const {
+    if (value.contains("buffer")) return HarnessArgument::buffer(std::size_t(integer(value["buffer"], where)));
+    if (value.contains("problem_dimension")) {
+      return HarnessArgument::dimension(std::size_t(integer(value["problem_dimension"], where)));
+    }
+    if (value.contains("int")) return HarnessArgument::int_value(int(integer(value["int"], where)));
+    if (value.contains("float") && value["float"].is_number()) {
+      return HarnessArgument::float_value(value["float"].get<float>());
+    }
+    fail(where, "is none of {\"buffer\": i}, {\"problem_dimension\": d}, {\"int\": v}, {\"float\": v}");
+  }
+
+  Extent problem(const json& value, const std::string& where) const {
+    if (!value.is_array() || value.empty() || value.size() > 3) fail(where, "is not 1 to 3 sizes");
+    std::array<std::size_t, 3> size{1, 1, 1};
+    for (std::size_t d = 0; d < value.size(); ++d) {
+      const std::int64_t s = integer(value[d], where);
+      if (s <= 0) fail(where, "has a size of zero or less");
+      size[d] = std::size_t(s);
+    }
+    Extent extent(size[0], size[1], size[2]);
+    extent.dimensions = unsigned(value.size());
+    return extent;
+  }
+
+  TuningTarget target(const json& value, const std::string& where) const {
+    TuningTarget result;
+    TunableKernel& kernel = result.kernel;
+    kernel.name = text(value, "name", where);
+    const std::string item = where + " (" + kernel.name + ")";
+    const std::filesystem::path source_file = file.parent_path() / text(value, "source_file", item);
+    std::ifstream in(source_file, std::ios::binary);
+    if (!in) fail(item, "cannot read source file " + source_file.string());
+    std::stringstream source;
+    source << in.rdbuf();
+    kernel.source = {source_file.filename().string(), source.str(), value.value("options", "")};
+    kernel.kernel_name = text(value, "kernel", item);
+    for (const json& p : at(value, "parameters", item)) kernel.parameters.push_back(parameter(p, item + " parameter"));
+    if (value.contains("constraints")) {
+      for (const json& c : value["constraints"]) kernel.constraints.push_back(constraint(c, item + " constraint"));
+    }
+    for (const json& rule : at(value, "launch", item)) {
+      LaunchDimensionRule launch;
+      launch.problem_dimension = unsigned(integer(at(rule, "problem_dimension", item + " launch"), item));
+      launch.multiply = product(rule.value("multiply", json(1)), item + " launch multiply");
+      launch.divide = product(rule.value("divide", json(1)), item + " launch divide");
+      launch.local = product(at(rule, "local", item + " launch"), item + " launch local");
+      kernel.launch.push_back(launch);
+    }
+    if (value.contains("local_memory_bytes")) {
+      for (const json& term : value["local_memory_bytes"]) {
+        kernel.local_memory_bytes.push_back(product(term, item + " local_memory_bytes"));
+      }
+    }
+    const json& harness = at(value, "harness", item);
+    for (const json& b : at(harness, "buffers", item + " harness")) {
+      HarnessBuffer buffer;
+      buffer.name = text(b, "name", item + " buffer");
+      buffer.elements = product(at(b, "elements", item + " buffer"), item + " buffer elements");
+      const std::string fill = b.value("fill", "random");
+      if (fill != "random" && fill != "zeros") fail(item, "buffer fill \"" + fill + "\"; use random or zeros");
+      buffer.fill = fill == "zeros" ? HarnessBuffer::Fill::zeros : HarnessBuffer::Fill::random;
+      buffer.output = b.value("output", false);
+      result.harness.buffers.push_back(buffer);
+    }
+    for (const json& a : at(harness, "arguments", item + " harness")) {
+      result.harness.arguments.push_back(argument(a, item + " argument"));
+    }
+    result.harness.tolerance = harness.value("tolerance", 1e-4);
+    for (const json& p : at(value, "problems", item)) result.default_problems.push_back(problem(p, item + " problem"));
+    result.description = value.value("description", "from " + file.filename().string());
+    try {
+      kernel.validate();
+    } catch (const InvalidArgument& error) {
+      fail(item, error.what());
+    }
+    return result;
+  }
+};
+
+}  // namespace
+
+void register_target(TuningTarget target) {
+  target.kernel.validate();
+  std::lock_guard lock(registry_mutex);
+  registry().push_back(std::move(target));
+}
+
+std::vector<TuningTarget> registered_targets() {
+  std::vector<TuningTarget> targets = builtin_targets();
+  std::lock_guard lock(registry_mutex);
+  targets.insert(targets.end(), registry().begin(), registry().end());
+  return targets;
+}
+
+std::vector<TuningTarget> load_manifest(const std::filesystem::path& file) {
+  const Reader reader{file};
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InvalidArgument("manifest " + file.string() + ": cannot be read");
+  const json document = json::parse(in, nullptr, false);
+  if (document.is_discarded()) reader.fail("the file", "is not valid JSON");
+  std::vector<TuningTarget> targets;
+  try {
+    const json& kernels = reader.at(document, "kernels", "the top level");
+    if (!kernels.is_array()) reader.fail("\"kernels\"", "is not an array");
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+      targets.push_back(reader.target(kernels[i], "kernel " + std::to_string(i)));
+    }
+  } catch (const json::exception& error) {
+    reader.fail("a value", std::string("has the wrong type: ") + error.what());
+  }
+  return targets;
+}
+
+}  // namespace alloy::autotune

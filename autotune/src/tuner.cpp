@@ -1,0 +1,188 @@
+// The tuning loop: resume from the log, propose, compile ahead, measure, log.
+#include "alloy/autotune/tuner.hpp"
+
+#include <tbb/global_control.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "alloy/error.hpp"
+#include "alloy/log.hpp"
+#include "alloy/profile.hpp"
+
+namespace alloy::autotune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// The share of the budget spent, from whichever limit is nearest.
+double budget_fraction(const Budget& budget, std::size_t evaluations, std::size_t space_size,
+                       double elapsed) {
+  double fraction = space_size > 0 ? double(evaluations) / double(space_size) : 1.0;
+  if (budget.evaluations && *budget.evaluations > 0) {
+    fraction = std::max(fraction, double(evaluations) / double(*budget.evaluations));
+  }
+  if (budget.space_fraction && *budget.space_fraction > 0) {
+    fraction = std::max(fraction, double(evaluations) /
+                                      std::ceil(*budget.space_fraction * double(space_size)));
+  }
+  if (budget.wall_time && budget.wall_time->count() > 0) {
+    fraction = std::max(fraction, elapsed / budget.wall_time->count());
+  }
+  return std::min(fraction, 1.0);
+}
+
+CompileOverlap overlap_for(const Device& device, const TuneOptions& options) {
+  if (options.overlap) return *options.overlap;
+  return device.info().type == DeviceType::cpu ? CompileOverlap::between_measurements
+                                               : CompileOverlap::during_measurement;
+}
+
+}  // namespace
+
+TuningResult tune(Runtime& runtime, Device& device, const TuningTarget& target, Extent problem,
+                  const TuneOptions& options, ResultsLog& log) {
+  const Clock::time_point start = Clock::now();
+  const SearchSpace space(target.kernel, problem, DeviceLimits::of(device.info()));
+  std::unique_ptr<Strategy> strategy = make_strategy(options.strategy, space, options.seed);
+  Evaluator evaluator(runtime, device, target, problem, options.measure);
+  const LogKey key{target.kernel.name, target.kernel.source_hash(), device.info().fingerprint(), problem};
+
+  TuningResult result;
+  result.kernel = target.kernel.name;
+  result.problem = problem;
+  result.device = device.label();
+  result.space_size = space.size();
+  BudgetTracker tracker(options.budget, space.size());
+  std::set<Configuration> evaluated;
+
+  auto take = [&](const Measurement& measurement, std::optional<std::size_t> point) {
+    evaluated.insert(measurement.configuration);
+    ++result.evaluations;
+    ++result.outcomes[measurement.outcome];
+    if (measurement.resumed) ++result.resumed;
+    if (point) strategy->observe(*point, measurement.time());
+    tracker.record(measurement.time());
+    if (measurement.outcome == Outcome::ok &&
+        (!result.best_seconds || measurement.seconds < *result.best_seconds)) {
+      result.best = measurement.configuration;
+      result.best_seconds = measurement.seconds;
+    }
+    if (measurement.configuration == target.kernel.default_configuration() &&
+        measurement.outcome == Outcome::ok) {
+      result.default_seconds = measurement.seconds;
+    }
+    if (options.on_progress) {
+      const double elapsed = seconds_since(start);
+      options.on_progress({measurement, result.evaluations, result.best_seconds,
+                           result.default_seconds, elapsed,
+                           budget_fraction(options.budget, result.evaluations, space.size(), elapsed)});
+    }
+  };
+  auto measure_and_log = [&](const Configuration& configuration, std::optional<std::size_t> point) {
+    const Measurement measurement = evaluator.measure(configuration);
+    log.append(key, target.kernel, measurement);
+    take(measurement, point);
+  };
+
+  for (const Measurement& measurement : log.measurements(key, target.kernel)) {
+    if (evaluated.count(measurement.configuration) != 0) continue;  // logged twice
+    take(measurement, space.find(measurement.configuration));
+  }
+  const Configuration defaults = target.kernel.default_configuration();
+  if (evaluated.count(defaults) == 0) measure_and_log(defaults, space.find(defaults));
+
+  const CompileOverlap overlap = overlap_for(device, options);
+  const std::size_t window =
+      overlap == CompileOverlap::off
+          ? 1
+          : (options.compile_window > 0
+                 ? options.compile_window
+                 : std::max<std::size_t>(1, tbb::global_control::active_value(
+                                                tbb::global_control::max_allowed_parallelism)));
+  std::deque<std::size_t> pending;
+  auto stop_requested = [&] { return options.stop != nullptr && options.stop->load(); };
+  // Proposals wait in `pending` while they compile; they count against the
+  // budget only once measured, so a budget can stop with some unmeasured.
+  auto top_up = [&] {
+    while (pending.size() < window) {
+      const std::optional<std::size_t> point = strategy->propose();
+      if (!point) return;
+      if (evaluated.count(space.configuration(*point)) != 0) continue;
+      pending.push_back(*point);
+      if (overlap != CompileOverlap::off) evaluator.compile_ahead(space.configuration(*point));
+    }
+  };
+
+  while (true) {
+    if (auto reason = tracker.exhausted()) {
+      result.stopped_by = *reason;
+      break;
+    }
+    if (stop_requested()) {
+      result.stopped_by = "interrupted";
+      break;
+    }
+    if (overlap == CompileOverlap::during_measurement || pending.empty()) {
+      top_up();
+      if (overlap == CompileOverlap::between_measurements) evaluator.wait_for_compiles();
+    }
+    if (pending.empty()) {
+      result.stopped_by = "strategy done";
+      break;
+    }
+    const std::size_t point = pending.front();
+    pending.pop_front();
+    measure_and_log(space.configuration(point), point);
+  }
+  evaluator.wait_for_compiles();
+  result.wall_seconds = seconds_since(start);
+  return result;
+}
+
+std::filesystem::path record_in_profile(const std::filesystem::path& dir, const DeviceInfo& device,
+                                        const TuningTarget& target, const TuningResult& result,
+                                        const TuneOptions& options) {
+  if (!result.best || !result.best_seconds) return {};
+  const std::filesystem::path file = ProfileStore::file_for(dir, device);
+  DeviceProfile profile = DeviceProfile::for_device(device);
+  if (std::ifstream in{file, std::ios::binary}) {
+    std::stringstream text;
+    text << in.rdbuf();
+    ProfileParse parsed = parse_profile(text.str());
+    if (parsed.profile && parsed.profile->fingerprint == profile.fingerprint) {
+      profile.entries = std::move(parsed.profile->entries);
+    } else {
+      log_warning("profile " + file.string() + " could not be read (" +
+                  (parsed.profile ? std::string("made for another device") : parsed.error) +
+                  "); writing a new one");
+    }
+  }
+  ProfileEntry entry;
+  entry.kernel = target.kernel.name;
+  entry.source_hash = target.kernel.source_hash();
+  entry.problem = result.problem;
+  for (std::size_t p = 0; p < target.kernel.parameters.size(); ++p) {
+    entry.configuration[target.kernel.parameters[p].name] = (*result.best)[p];
+  }
+  entry.seconds = *result.best_seconds;
+  entry.default_seconds = result.default_seconds.value_or(0.0);
+  entry.strategy = options.strategy;
+  entry.evaluations = result.evaluations;
+  entry.space_size = result.space_size;
+  entry.tuning_seconds = result.wall_seconds;
+  profile.put(std::move(entry));
+  write_profile(file, profile);
+  return file;
+}
+
+}  // namespace alloy::autotune

@@ -1,0 +1,273 @@
+// Tuning on real devices: failures classified and survived, a run killed with
+// SIGKILL resumed from its log, a bad default improved and the profile then
+// used by the runtime without code change.
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fcntl.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "alloy/autotune/evaluator.hpp"
+#include "alloy/autotune/tuner.hpp"
+#include "embedded/tuning_faults_source.hpp"
+#include "support/test_devices.hpp"
+
+extern char** environ;
+
+namespace alloy::test {
+namespace {
+
+using autotune::Outcome;
+
+constexpr std::size_t fault_items = 4096;
+
+// scale_by_two: out = 2 × in, failing on purpose per MODE (see tuning_faults.cl).
+// MODE=4 spins long enough (about a second) to pass the 0.25 s timeout on
+// `device`: a GPU runs the 4096 work-items' chains in parallel, a CPU
+// vectorizes them over a few cores.
+autotune::TuningTarget fault_target(const Device& device) {
+  const char* spin = device.info().type == DeviceType::cpu ? "-DSPIN=300000" : "-DSPIN=400000000";
+  autotune::TuningTarget target;
+  TunableKernel& kernel = target.kernel;
+  kernel.name = "test.tuning_faults";
+  kernel.source = {"tuning_faults.cl", std::string(alloy_kernels::tuning_faults_source), spin};
+  kernel.kernel_name = "scale_by_two";
+  kernel.parameters = {{"MODE", {0, 1, 2, 3, 4}, 0, {"right", "compile", "wrong", "refused", "slow"}},
+                       {"WGS", {16, 32}, 16, {}}};
+  kernel.launch = {{0, {}, {}, {1, {"WGS"}, {}}}};
+  target.harness.buffers = {{"in", {1, {}, {0}}, autotune::HarnessBuffer::Fill::random, false},
+                            {"out", {1, {}, {0}}, autotune::HarnessBuffer::Fill::zeros, true}};
+  target.harness.arguments = {autotune::HarnessArgument::dimension(0),
+                              autotune::HarnessArgument::buffer(0),
+                              autotune::HarnessArgument::buffer(1)};
+  target.harness.reference = [](const Extent&, const std::vector<std::vector<float>>& buffers,
+                                std::vector<std::vector<float>>& expected) {
+    for (std::size_t i = 0; i < buffers[0].size(); ++i) expected[0][i] = 2.0f * buffers[0][i];
+  };
+  target.default_problems = {Extent(fault_items)};
+  return target;
+}
+
+struct TemporaryFolder {
+  std::filesystem::path path;
+  TemporaryFolder()
+      : path(std::filesystem::temp_directory_path() /
+             ("alloy-tuning-test-" + std::to_string(std::random_device{}()))) {
+    std::filesystem::create_directories(path);
+  }
+  ~TemporaryFolder() { std::filesystem::remove_all(path); }
+};
+
+std::vector<nlohmann::json> log_lines(const std::filesystem::path& file) {
+  std::vector<nlohmann::json> lines;
+  std::ifstream in(file);
+  std::string text;
+  while (std::getline(in, text)) {
+    const nlohmann::json line = nlohmann::json::parse(text, nullptr, false);
+    if (!line.is_discarded()) lines.push_back(line);
+  }
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE("Autotune.Evaluator.failures_are_classified_and_tuning_goes_on") {
+  for_each_device([](Device& device) {
+    const autotune::TuningTarget target = fault_target(device);
+    TemporaryFolder folder;
+    autotune::ResultsLog log(folder.path / "log.jsonl");
+    autotune::TuneOptions options;
+    options.strategy = "exhaustive";
+    options.measure.timeout_seconds = 0.25;
+    const autotune::TuningResult result =
+        autotune::tune(runtime(), device, target, Extent(fault_items), options, log);
+
+    CHECK(result.space_size == 10);
+    CHECK(result.evaluations == 10);
+    CHECK(result.outcomes.at(Outcome::ok) == 2);
+    CHECK(result.outcomes.at(Outcome::compile_error) == 2);
+    CHECK(result.outcomes.at(Outcome::wrong_result) == 2);
+    CHECK(result.outcomes.at(Outcome::launch_refused) == 2);
+    CHECK(result.outcomes.at(Outcome::timeout) == 2);
+    REQUIRE(result.best);
+    CHECK((*result.best)[0] == 0);  // only MODE=0 is right
+    CHECK(result.stopped_by == "strategy done");
+
+    // Every measurement is in the log with its outcome and a reason.
+    const std::vector<nlohmann::json> lines = log_lines(folder.path / "log.jsonl");
+    REQUIRE(lines.size() == 10);
+    for (const nlohmann::json& line : lines) {
+      const std::int64_t mode = line["configuration"]["MODE"];
+      const std::string outcome = line["outcome"];
+      CAPTURE(line.dump());
+      switch (mode) {
+        case 0: CHECK(outcome == "ok"); break;
+        case 1: CHECK(outcome == "compile_error"); CHECK_FALSE(line["detail"].get<std::string>().empty()); break;
+        case 2: CHECK(outcome == "wrong_result"); CHECK(line["detail"].get<std::string>().find("element 2048") != std::string::npos); break;
+        case 3: CHECK(outcome == "launch_refused"); break;
+        default: CHECK(outcome == "timeout"); break;
+      }
+    }
+
+    // Outside the space: refused before any compiler sees it.
+    autotune::Evaluator evaluator(runtime(), device, target, Extent(fault_items));
+    CHECK(evaluator.measure({0, 24}).outcome == Outcome::invalid);
+    CHECK(evaluator.measure({0, 32}).outcome == Outcome::ok);
+    check_saxpy_works(device);
+  });
+}
+
+TEST_CASE("Autotune.Evaluator.default_is_reference_without_host_function") {
+  for_each_device([](Device& device) {
+    autotune::TuningTarget target = fault_target(device);
+    target.harness.reference = nullptr;
+    autotune::Evaluator evaluator(runtime(), device, target, Extent(fault_items));
+    CHECK(evaluator.measure({0, 32}).outcome == Outcome::ok);
+    CHECK(evaluator.measure({2, 32}).outcome == Outcome::wrong_result);
+    // A default that fails cannot be a reference: a clear error, not a crash.
+    target.kernel.parameters[0].default_value = 1;
+    autotune::Evaluator broken(runtime(), device, target, Extent(fault_items));
+    CHECK_THROWS_AS(broken.measure({0, 32}), Error);
+  });
+}
+
+TEST_CASE("Autotune.Tuner.improves_bad_default_and_runtime_uses_profile") {
+  for_each_device([](Device& device) {
+    // alloy.triad with a deliberately poor default work-group size.
+    autotune::TuningTarget target;
+    for (const autotune::TuningTarget& builtin : autotune::builtin_targets()) {
+      if (builtin.kernel.name == "alloy.triad") target = builtin;
+    }
+    REQUIRE(target.kernel.name == "alloy.triad");
+    target.kernel.parameters[0].default_value = 8;  // WGS
+    const Extent problem(1 << 22);
+    TemporaryFolder folder;
+    autotune::ResultsLog log(folder.path / "log.jsonl");
+    autotune::TuneOptions options;
+    options.strategy = "exhaustive";
+    const autotune::TuningResult result = autotune::tune(runtime(), device, target, problem, options, log);
+    REQUIRE(result.best);
+    REQUIRE(result.default_seconds);
+    MESSAGE("triad default " << *result.default_seconds * 1e3 << " ms, tuned "
+                             << *result.best_seconds * 1e3 << " ms on " << device.label());
+    CHECK(*result.best != target.kernel.default_configuration());
+    CHECK(*result.best_seconds < *result.default_seconds);
+
+    const std::filesystem::path file =
+        autotune::record_in_profile(folder.path, device.info(), target, result, options);
+    CHECK(file == ProfileStore::file_for(folder.path, device.info()));
+    // A program pointing at the folder now launches the tuned configuration.
+    RuntimeOptions runtime_options;
+    runtime_options.profiles = folder.path;
+    runtime_options.cache_dir = runtime().program_cache().dir();
+    Runtime tuned_runtime(runtime_options);
+    Device* same = nullptr;
+    for (Device* candidate : tuned_runtime.devices()) {
+      if (candidate->info().fingerprint() == device.info().fingerprint()) same = candidate;
+    }
+    REQUIRE(same != nullptr);
+    const TunedKernel tuned = tuned_runtime.tuned(*same, target.kernel, problem);
+    CHECK(tuned.choice.match == ProfileMatch::device);
+    CHECK(tuned.choice.configuration == *result.best);
+    CHECK(Runtime(RuntimeOptions{runtime().program_cache().dir(), folder.path / "none"})
+              .tuned(*same, target.kernel, problem)
+              .choice.match == ProfileMatch::defaults);
+
+    // And it computes the right thing: a = b + 3c.
+    const std::size_t n = problem[0];
+    std::vector<float> b(n), c(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      b[i] = float(i % 97);
+      c[i] = float(i % 13);
+    }
+    auto queue = same->create_queue();
+    auto a_buffer = same->allocate(n * sizeof(float));
+    auto b_buffer = upload(*same, *queue, b);
+    auto c_buffer = upload(*same, *queue, c);
+    queue->launch(*tuned.kernel, tuned.range, int(n), 3.0f, *a_buffer, *b_buffer, *c_buffer);
+    std::vector<float> a(n);
+    queue->read(*a_buffer, 0, a.data(), n * sizeof(float));
+    queue->finish();
+    for (std::size_t i = 0; i < n; i += 4093) REQUIRE(a[i] == b[i] + 3.0f * c[i]);
+  });
+}
+
+#ifdef AUTOTUNE_EXECUTABLE
+TEST_CASE("Autotune.Command.resumes_after_kill_9") {
+  if (selected_backend().empty()) {
+    skip("needs --alloy-backend to pick the device for the command");
+    return;
+  }
+  if (selected_devices().empty()) {
+    skip("no " + selected_backend() + " device");
+    return;
+  }
+  TemporaryFolder folder;
+  const std::string log = (folder.path / "log.jsonl").string();
+  const std::string profiles = (folder.path / "profiles").string();
+  auto spawn = [&]() {
+    std::vector<std::string> arguments = {
+        AUTOTUNE_EXECUTABLE, "--kernel", "alloy.triad", "--size", "1048576", "--device",
+        selected_backend(), "--strategy", "random", "--budget-evaluations", "14",
+        "--budget-seconds", "0", "--budget-fraction", "0", "--budget-stall", "0",
+        "--serial-compile", "--log", log, "--profile-dir", profiles, "--json"};
+    std::vector<char*> argv;
+    for (std::string& argument : arguments) argv.push_back(argument.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    const std::string output = (folder.path / "stdout.json").string();
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, output.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid = 0;
+    REQUIRE(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) == 0);
+    posix_spawn_file_actions_destroy(&actions);
+    return pid;
+  };
+
+  // First run: killed with SIGKILL once a few measurements are logged.
+  const pid_t first = spawn();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (log_lines(log).size() < 5 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ::kill(first, SIGKILL);
+  int status = 0;
+  ::waitpid(first, &status, 0);
+  REQUIRE(WIFSIGNALED(status));
+  const std::size_t logged_before = log_lines(log).size();
+  REQUIRE(logged_before >= 5);
+  REQUIRE(logged_before < 14);
+  // A torn line, as a kill in the middle of a write would leave.
+  std::ofstream(log, std::ios::app) << R"({"kernel": "alloy.triad", "source_ha)";
+
+  // Second run: resumes, measures only what is missing, ends at the budget.
+  const pid_t second = spawn();
+  ::waitpid(second, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  std::ifstream output(folder.path / "stdout.json");
+  const nlohmann::json report = nlohmann::json::parse(output);
+  const nlohmann::json& result = report["results"][0];
+  CHECK(result["evaluations"] == 14);
+  CHECK(result["resumed"] == logged_before);
+  const std::vector<nlohmann::json> lines = log_lines(log);
+  CHECK(lines.size() == 14);
+  std::set<std::string> configurations;
+  for (const nlohmann::json& line : lines) configurations.insert(line["configuration"].dump());
+  CHECK(configurations.size() == 14);  // nothing measured twice
+  CHECK(std::filesystem::exists(profiles));
+}
+#endif
+
+}  // namespace alloy::test
