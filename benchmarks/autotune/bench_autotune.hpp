@@ -1,0 +1,55 @@
+// The parts of bench_autotune, one figure each (see main.cpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "alloy/autotune/harness.hpp"
+#include "alloy/runtime.hpp"
+
+namespace alloy::bench {
+
+const autotune::TuningTarget& builtin_target(const std::string& name);
+
+/// Median seconds of `repetitions` launches timed by device events, after
+/// two warm-up launches.
+double time_launches(Device& device, const Kernel& kernel, const LaunchRange& range,
+                     const std::vector<KernelArg>& args, unsigned repetitions);
+
+/// (a) Each strategy replayed offline on an exhaustive results log of gemm at
+/// `problem`, measured first (or resumed) into `log_file`.
+nlohmann::json strategy_quality(Runtime& runtime, Device& device, const Extent& problem,
+                                const std::filesystem::path& log_file, unsigned seeds);
+
+/// (b) Tuning wall time per configuration with parallel compilation on and
+/// off, compile caches disabled so every configuration compiles.
+nlohmann::json compile_overlap(Device& device, const Extent& problem, std::size_t evaluations);
+
+/// (c) SGEMM GFLOP/s: alloy's gemm as the profiles configure it, its
+/// defaults, and CLBlast's SGEMM on the same device, per size.
+nlohmann::json sgemm_versus_clblast(Runtime& runtime, Device& device,
+                                    const std::vector<std::size_t>& sizes);
+
+/// CLBlast's SGEMM on the OpenCL device called `device_name`, C = A×B for
+/// n×n matrices: median seconds, or nothing (with `why`) when unavailable.
+std::optional<double> clblast_sgemm_seconds(const std::string& device_name, std::size_t n,
+                                            std::string& why);
+
+/// (d) Triad bandwidth: as the profiles configure it, the defaults, and
+/// every work-group size with one element per work-item.
+nlohmann::json triad_bandwidth(Runtime& runtime, Device& device, std::size_t elements);
+
+/// (e) Enumerating spaces: a synthetic one of 10^6 raw points and gemm's.
+nlohmann::json space_generation(Device& device);
+
+/// The figures as a few readable lines.
+std::string summarize(const nlohmann::json& figures);
+
+}  // namespace alloy::bench

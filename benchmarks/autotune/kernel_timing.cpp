@@ -1,0 +1,30 @@
+// Timing launches by device events, and finding alloy's built-in targets.
+#include <algorithm>
+
+#include "alloy/error.hpp"
+#include "bench_autotune.hpp"
+
+namespace alloy::bench {
+
+const autotune::TuningTarget& builtin_target(const std::string& name) {
+  for (const autotune::TuningTarget& target : autotune::builtin_targets()) {
+    if (target.kernel.name == name) return target;
+  }
+  throw InvalidArgument("no built-in tuning target called " + name);
+}
+
+double time_launches(Device& device, const Kernel& kernel, const LaunchRange& range,
+                     const std::vector<KernelArg>& args, unsigned repetitions) {
+  auto queue = device.create_queue();
+  for (int warm_up = 0; warm_up < 2; ++warm_up) queue->launch(kernel, range, std::span<const KernelArg>(args));
+  queue->finish();
+  std::vector<double> seconds;
+  for (unsigned r = 0; r < repetitions; ++r) {
+    auto event = queue->launch(kernel, range, std::span<const KernelArg>(args));
+    seconds.push_back(double(event->timing().duration_ns()) * 1e-9);
+  }
+  std::sort(seconds.begin(), seconds.end());
+  return seconds[seconds.size() / 2];
+}
+
+}  // namespace alloy::bench

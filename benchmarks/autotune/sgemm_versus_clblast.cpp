@@ -1,0 +1,64 @@
+// (c) SGEMM GFLOP/s: alloy's gemm as this machine's profiles configure it, the
+// same kernel with its defaults, and CLBlast's SGEMM, in one process.
+#include <cstdio>
+#include <random>
+
+#include "alloy/kernel_library.hpp"
+#include "bench_autotune.hpp"
+
+namespace alloy::bench {
+namespace {
+
+double gflops(std::size_t n, double seconds) { return 2.0 * double(n) * double(n) * double(n) / seconds * 1e-9; }
+
+}  // namespace
+
+nlohmann::json sgemm_versus_clblast(Runtime& runtime, Device& device, const std::vector<std::size_t>& sizes) {
+  const TunableKernel& gemm = kernel_library::gemm();
+  nlohmann::json rows = nlohmann::json::array();
+  for (std::size_t n : sizes) {
+    std::fprintf(stderr, "(c) SGEMM %zu: alloy tuned, alloy default, CLBlast\n", n);
+    const Extent problem(n, n, n);
+    std::vector<float> values(n * n);
+    std::mt19937 random(1);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    for (float& value : values) value = uniform(random);
+    auto queue = device.create_queue();
+    auto a = device.allocate(values.size() * sizeof(float));
+    auto b = device.allocate(values.size() * sizeof(float));
+    auto c = device.allocate(values.size() * sizeof(float));
+    queue->write(*a, 0, values.data(), values.size() * sizeof(float));
+    queue->write(*b, 0, values.data(), values.size() * sizeof(float));
+    queue->finish();
+    const std::vector<KernelArg> args = {KernelArg::from(int(n)), KernelArg::from(int(n)),
+                                         KernelArg::from(int(n)), KernelArg::from(*a),
+                                         KernelArg::from(*b), KernelArg::from(*c)};
+    const unsigned repetitions = n >= 2048 ? 3 : 7;
+
+    const TunedKernel tuned = runtime.tuned(device, gemm, problem);
+    const double tuned_seconds = time_launches(device, *tuned.kernel, tuned.range, args, repetitions);
+    const Configuration defaults = gemm.default_configuration();
+    auto default_kernel = runtime.program(device, configured_source(gemm, defaults))->kernel(gemm.kernel_name);
+    const double default_seconds =
+        time_launches(device, *default_kernel, configured_launch(gemm, defaults, problem), args, repetitions);
+    std::string why;
+    const std::optional<double> clblast_seconds = clblast_sgemm_seconds(device.info().name, n, why);
+
+    nlohmann::json row = {{"n", n},
+                          {"profile_match", std::string(to_string(tuned.choice.match))},
+                          {"tuned_configuration", describe(gemm, tuned.choice.configuration)},
+                          {"alloy_tuned_gflops", gflops(n, tuned_seconds)},
+                          {"alloy_default_gflops", gflops(n, default_seconds)}};
+    if (clblast_seconds) {
+      row["clblast_gflops"] = gflops(n, *clblast_seconds);
+      row["tuned_vs_clblast"] = *clblast_seconds / tuned_seconds;
+    } else {
+      row["clblast_gflops"] = nullptr;
+      row["clblast_missing"] = why;
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+}  // namespace alloy::bench

@@ -1,0 +1,67 @@
+// bench_autotune's figures as a few readable lines (without --json).
+#include <cstdio>
+#include <string>
+
+#include "bench_autotune.hpp"
+
+namespace alloy::bench {
+namespace {
+
+std::string number(const nlohmann::json& value, const char* format) {
+  if (!value.is_number()) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, format, value.get<double>());
+  return text;
+}
+
+}  // namespace
+
+std::string summarize(const nlohmann::json& figures) {
+  std::string out = "device: " + figures.value("device", std::string()) + "\n";
+  if (figures.contains("e_space_generation")) {
+    const auto& e = figures["e_space_generation"];
+    out += "(e) 10^6-point space enumerated in " + number(e["synthetic_seconds"], "%.3f") + " s; gemm space " +
+           std::to_string(e["gemm_valid_points"].get<std::size_t>()) + " valid of " +
+           std::to_string(e["gemm_raw_points"].get<std::size_t>()) + " in " + number(e["gemm_seconds"], "%.4f") + " s\n";
+  }
+  if (figures.contains("a_strategy_quality")) {
+    const auto& a = figures["a_strategy_quality"];
+    out += "(a) gemm " + a["problem"].get<std::string>() + ", " + std::to_string(a["space_size"].get<std::size_t>()) +
+           " configurations, optimum " + number(a["optimum_gflops"], "%.1f") +
+           " GFLOP/s; median (worst) ratio to optimum at 5% / 10% / 20% of the space:\n";
+    for (const auto& [name, by_fraction] : a["strategies"].items()) {
+      out += "    " + name + ":";
+      for (const char* fraction : {"5%", "10%", "20%"}) {
+        const auto& f = by_fraction[fraction];
+        out += "  " + number(f["median_ratio_to_optimum"], "%.3f") + " (" +
+               number(f["worst_ratio_to_optimum"], "%.3f") + ")";
+      }
+      out += "\n";
+    }
+  }
+  if (figures.contains("b_compile_overlap")) {
+    const auto& b = figures["b_compile_overlap"];
+    out += "(b) seconds per configuration: serial compile " +
+           number(b["seconds_per_configuration_serial"], "%.3f") + ", parallel " +
+           number(b["seconds_per_configuration_parallel"], "%.3f") + " (" + number(b["speedup"], "%.2f") + "x)\n";
+  }
+  if (figures.contains("c_sgemm")) {
+    for (const auto& row : figures["c_sgemm"]) {
+      out += "(c) SGEMM " + std::to_string(row["n"].get<std::size_t>()) + ": alloy " +
+             number(row["alloy_tuned_gflops"], "%.1f") + " GFLOP/s (profile: " +
+             row["profile_match"].get<std::string>() + "), alloy default " +
+             number(row["alloy_default_gflops"], "%.1f") + ", CLBlast " + number(row["clblast_gflops"], "%.1f") +
+             " -> " + number(row.value("tuned_vs_clblast", nlohmann::json()), "%.2f") + "x CLBlast\n";
+    }
+  }
+  if (figures.contains("d_triad")) {
+    const auto& d = figures["d_triad"];
+    out += "(d) triad: tuned " + number(d["tuned_gbps"], "%.1f") + " GB/s (profile: " +
+           d["profile_match"].get<std::string>() + ", " + number(d["tuned_vs_sweep_best"], "%.2f") +
+           "x sweep best), default " + number(d["default_gbps"], "%.1f") + " (" +
+           number(d["default_vs_sweep_best"], "%.2f") + "x), sweep best " + number(d["sweep_best_gbps"], "%.1f") + "\n";
+  }
+  return out;
+}
+
+}  // namespace alloy::bench
