@@ -61,6 +61,7 @@ struct Reader {
         if (term.size() != 2 || term[1] < '0' || term[1] > '2') fail(where, "problem dimensions are $0, $1, $2");
         result.problem_dimensions.push_back(static_cast<unsigned>(term[1] - '0'));
       } else if (term.find_first_not_of("0123456789") == std::string::npos) {
+        if (term.size() > 12) fail(where, "has a constant factor above 10^12");
         result.factor *= std::stoll(term);
       } else {
         result.parameters.push_back(term);

@@ -1,0 +1,123 @@
+// Manifests: kernels described in JSON become tuning targets; mistakes are
+// reported with the file and the field.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "alloy/autotune/registry.hpp"
+#include "alloy/error.hpp"
+
+namespace {
+
+struct ManifestFolder {
+  std::filesystem::path path;
+  ManifestFolder()
+      : path(std::filesystem::temp_directory_path() /
+             ("alloy-manifest-test-" + std::to_string(std::random_device{}()))) {
+    std::filesystem::create_directories(path);
+    std::ofstream(path / "scale.cl") << "KERNEL void scale(const int n, const float a, GLOBAL float* x) {}\n";
+  }
+  ~ManifestFolder() { std::filesystem::remove_all(path); }
+
+  std::filesystem::path write(const std::string& text) const {
+    const std::filesystem::path file = path / "manifest.json";
+    std::ofstream(file) << text;
+    return file;
+  }
+};
+
+const char* valid_manifest = R"({
+  "kernels": [{
+    "name": "myapp.scale",
+    "source_file": "scale.cl",
+    "kernel": "scale",
+    "options": "-DEXTRA=1",
+    "parameters": [{"name": "WGS", "values": [32, 64, 128], "default": 64},
+                   {"name": "CACHE", "values": [0, 1], "default": 0, "value_names": ["off", "on"]}],
+    "constraints": [{"kind": "at_most", "left": "WGS*CACHE", "right": 64}],
+    "launch": [{"problem_dimension": 0, "divide": 2, "local": "WGS"}],
+    "local_memory_bytes": ["4*WGS*CACHE"],
+    "harness": {
+      "buffers": [{"name": "x", "elements": "2*$0", "fill": "zeros", "output": true}],
+      "arguments": [{"problem_dimension": 0}, {"float": 2.5}, {"buffer": 0}],
+      "tolerance": 1e-5
+    },
+    "problems": [[1048576], [4096]],
+    "description": "x *= a"
+  }]
+})";
+
+}  // namespace
+
+TEST_CASE("Autotune.Manifest.describes_a_target") {
+  ManifestFolder folder;
+  const std::vector<alloy::autotune::TuningTarget> targets =
+      alloy::autotune::load_manifest(folder.write(valid_manifest));
+  REQUIRE(targets.size() == 1);
+  const alloy::autotune::TuningTarget& target = targets[0];
+  CHECK(target.kernel.name == "myapp.scale");
+  CHECK(target.kernel.source.source.find("KERNEL void scale") != std::string::npos);
+  CHECK(target.kernel.source.options == "-DEXTRA=1");
+  REQUIRE(target.kernel.parameters.size() == 2);
+  CHECK(target.kernel.parameters[1].value_names == std::vector<std::string>{"off", "on"});
+  REQUIRE(target.kernel.constraints.size() == 1);
+  CHECK(target.kernel.constraints[0].left.parameters == std::vector<std::string>{"WGS", "CACHE"});
+  CHECK(target.kernel.launch[0].divide.factor == 2);
+  CHECK(target.harness.buffers[0].elements.factor == 2);
+  CHECK(target.harness.buffers[0].elements.problem_dimensions == std::vector<unsigned>{0});
+  CHECK(target.harness.buffers[0].fill == alloy::autotune::HarnessBuffer::Fill::zeros);
+  CHECK(target.harness.arguments[1].kind == alloy::autotune::HarnessArgument::Kind::float_constant);
+  CHECK(target.harness.arguments[1].constant == doctest::Approx(2.5));
+  CHECK_FALSE(target.harness.reference);  // the default configuration is the reference
+  REQUIRE(target.default_problems.size() == 2);
+  CHECK(target.default_problems[1].to_string() == "4096");
+  // Configured as the runtime would launch it.
+  const alloy::LaunchRange range =
+      alloy::configured_launch(target.kernel, {128, 0}, target.default_problems[1]);
+  CHECK(range.global.size[0] == 2048);
+  CHECK(range.local->size[0] == 128);
+}
+
+TEST_CASE("Autotune.Manifest.mistakes_name_file_and_field") {
+  ManifestFolder folder;
+  auto error_for = [&](const std::string& from, const std::string& to) {
+    std::string text = valid_manifest;
+    const std::size_t at = text.find(from);
+    REQUIRE_MESSAGE(at != std::string::npos, from);
+    text.replace(at, from.size(), to);
+    try {
+      alloy::autotune::load_manifest(folder.write(text));
+    } catch (const alloy::InvalidArgument& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(error_for("\"scale.cl\"", "\"missing.cl\"").find("missing.cl") != std::string::npos);
+  CHECK(error_for("\"default\": 64", "\"default\": 65").find("not among its values") != std::string::npos);
+  CHECK(error_for("\"at_most\"", "\"sometimes\"").find("divides, at_most or equal") != std::string::npos);
+  CHECK(error_for("\"WGS*CACHE\"", "\"WGS*NOPE\"").find("NOPE") != std::string::npos);
+  CHECK(error_for("\"2*$0\"", "\"2*$7\"").find("$0, $1, $2") != std::string::npos);
+  CHECK(error_for("{\"float\": 2.5}", "{\"double\": 2.5}").find("argument") != std::string::npos);
+  CHECK(error_for("[[1048576], [4096]]", "[[0]]").find("zero") != std::string::npos);
+  CHECK(error_for("\"values\": [32, 64, 128]", "\"values\": \"many\"").find("values") != std::string::npos);
+  CHECK(error_for("\"right\": 64", "\"right\": 99999999999999999999999").find("manifest") != std::string::npos);
+  CHECK(error_for("{\n  \"kernels\"", "{\"kernels\": 3, \"x\"").find("manifest") != std::string::npos);
+  const std::string message = error_for("\"launch\": [", "\"lunch\": [");
+  CHECK(message.find("manifest.json") != std::string::npos);
+  CHECK(message.find("launch") != std::string::npos);
+  CHECK_THROWS_AS(alloy::autotune::load_manifest(folder.path / "absent.json"), alloy::InvalidArgument);
+}
+
+TEST_CASE("Autotune.Registry.program_targets_follow_builtins") {
+  const std::size_t builtins = alloy::autotune::builtin_targets().size();
+  ManifestFolder folder;
+  alloy::autotune::register_target(alloy::autotune::load_manifest(folder.write(valid_manifest))[0]);
+  const std::vector<alloy::autotune::TuningTarget> all = alloy::autotune::registered_targets();
+  REQUIRE(all.size() == builtins + 1);
+  CHECK(all.back().kernel.name == "myapp.scale");
+  alloy::autotune::TuningTarget broken = all.back();
+  broken.kernel.launch.clear();
+  CHECK_THROWS_AS(alloy::autotune::register_target(broken), alloy::InvalidArgument);
+}
