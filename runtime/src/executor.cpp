@@ -107,7 +107,13 @@ struct Executor::State {
   // Kernels by (device, kernel key): held here because a Program hands out
   // kernels it does not keep, and looking one up in the compile cache costs
   // more than launching it.
-  std::map<std::pair<std::size_t, std::uint64_t>, std::shared_ptr<Kernel>> kernels;
+  // A tunable kernel's range depends on the device's profile, so it is
+  // kept with the kernel; other kernels use their task's range.
+  struct PreparedKernel {
+    std::shared_ptr<Kernel> kernel;
+    std::optional<LaunchRange> range;
+  };
+  std::map<std::pair<std::size_t, std::uint64_t>, PreparedKernel> kernels;
   std::map<std::pair<std::size_t, std::uint64_t>, std::size_t> kernel_launches;
 
   detail::CompletionWatcher watcher;  // last: stops before what its callbacks use
@@ -259,8 +265,13 @@ void Executor::State::start_device_task(std::uint32_t id) {
   std::shared_ptr<Event> done;
   switch (task.kind) {
     case TaskKind::kernel: {
-      std::shared_ptr<Kernel>& kernel = kernels[{d, task.kernel_key}];
-      if (!kernel) kernel = runtime.program(device, *task.source)->kernel(task.kernel_name);
+      PreparedKernel& kernel = kernels[{d, task.kernel_key}];
+      if (!kernel.kernel && task.tunable) {
+        TunedKernel tuned = runtime.tuned(device, *task.tunable, task.problem);
+        kernel = {std::move(tuned.kernel), std::move(tuned.range)};
+      } else if (!kernel.kernel) {
+        kernel.kernel = runtime.program(device, *task.source)->kernel(task.kernel_name);
+      }
       std::vector<KernelArg> args;
       args.reserve(task.args.size());
       for (const auto& arg : task.args) {
@@ -268,7 +279,8 @@ void Executor::State::start_device_task(std::uint32_t id) {
                            ? KernelArg::from(*memories[std::get<std::size_t>(arg)])
                            : std::get<KernelArg>(arg));
       }
-      done = queue.launch(*kernel, *task.range, std::span<const KernelArg>(args));
+      done = queue.launch(*kernel.kernel, kernel.range ? *kernel.range : *task.range,
+                          std::span<const KernelArg>(args));
       break;
     }
     case TaskKind::copy: {
@@ -430,6 +442,13 @@ TaskId Executor::kernel(ProgramSource source, std::string kernel_name, LaunchRan
                         std::vector<TaskArg> args, TaskOptions options) {
   Graph one;
   one.kernel(std::move(source), std::move(kernel_name), range, std::move(args), std::move(options));
+  return submit_only_task(one);
+}
+
+TaskId Executor::kernel(const TunableKernel& kernel, Extent problem, std::vector<TaskArg> args,
+                        TaskOptions options) {
+  Graph one;
+  one.kernel(kernel, problem, std::move(args), std::move(options));
   return submit_only_task(one);
 }
 

@@ -2,6 +2,7 @@
 #include "alloy/graph.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include "alloy/dialect.hpp"
 #include "alloy/error.hpp"
@@ -46,6 +47,36 @@ TaskId Graph::kernel(ProgramSource source, std::string kernel_name, LaunchRange 
   task.kernel_name = std::move(kernel_name);
   task.kernel_key = stable_hash(std::to_string(shared.hash) + '\n' + task.kernel_name);
   task.range = range;
+  add_arguments(task, std::move(args));
+  return add(std::move(task));
+}
+
+TaskId Graph::kernel(const TunableKernel& tunable, Extent problem, std::vector<TaskArg> args,
+                     TaskOptions options) {
+  Task task;
+  task.kind = TaskKind::kernel;
+  task.options = std::move(options);
+  if (task.options.name.empty()) task.options.name = tunable.name;
+  // One shared copy per tunable kernel the graph uses.
+  auto found = std::find_if(tunables_.begin(), tunables_.end(),
+                            [&](const auto& known) { return known.first == &tunable; });
+  if (found == tunables_.end()) {
+    tunable.validate();
+    tunables_.emplace_back(&tunable, std::make_shared<const TunableKernel>(tunable));
+    found = std::prev(tunables_.end());
+  }
+  task.tunable = found->second;
+  task.kernel_name = tunable.kernel_name;
+  task.problem = problem;
+  // The configuration follows from the device and the problem, so the key
+  // names the kernel, its source and the problem.
+  task.kernel_key = stable_hash(tunable.name + '\n' + tunable.source_hash() + '\n' +
+                                problem.to_string() + '\n' + std::to_string(problem.dimensions));
+  add_arguments(task, std::move(args));
+  return add(std::move(task));
+}
+
+void Graph::add_arguments(Task& task, std::vector<TaskArg> args) {
   for (TaskArg& arg : args) {
     if (arg.access) {
       task.args.emplace_back(task.accesses.size());
@@ -54,7 +85,6 @@ TaskId Graph::kernel(ProgramSource source, std::string kernel_name, LaunchRange 
       task.args.emplace_back(arg.scalar);
     }
   }
-  return add(std::move(task));
 }
 
 const Graph::SharedSource& Graph::share(ProgramSource source) {

@@ -8,7 +8,11 @@
 
 namespace alloy::detail {
 
-std::size_t work_items(const Task& task) { return task.range ? task.range->global.count() : 0; }
+std::size_t work_items(const Task& task) {
+  // A tunable kernel's range depends on the device: its problem size stands in.
+  if (task.tunable) return task.problem.count();
+  return task.range ? task.range->global.count() : 0;
+}
 
 Scheduler::Scheduler(const ExecutorOptions& options, std::size_t device_count,
                      const PerformanceModel& model)

@@ -57,6 +57,8 @@ class Executor {
 
   TaskId kernel(ProgramSource source, std::string kernel_name, LaunchRange range,
                 std::vector<TaskArg> args, TaskOptions options = {});
+  TaskId kernel(const TunableKernel& kernel, Extent problem, std::vector<TaskArg> args,
+                TaskOptions options = {});
   TaskId copy(BufferSlice from, BufferSlice to, TaskOptions options = {});
   template <class T>
   TaskId fill(BufferSlice slice, T value, TaskOptions options = {});

@@ -16,6 +16,7 @@
 #include "alloy/buffer.hpp"
 #include "alloy/kernel_args.hpp"
 #include "alloy/launch_range.hpp"
+#include "alloy/tunable_kernel.hpp"
 
 namespace alloy {
 namespace detail {
@@ -79,6 +80,11 @@ struct Task {
   std::uint64_t kernel_key = 0;
   std::optional<LaunchRange> range;
   std::vector<std::variant<std::size_t, KernelArg>> args;
+  /// Set for a tunable kernel: its source options and range are chosen per
+  /// device from the tuning profiles when the task is placed, so `source`
+  /// and `range` are unset.
+  std::shared_ptr<const TunableKernel> tunable;
+  Extent problem;
   // fill
   std::uint32_t pattern = 0;
   std::size_t pattern_bytes = 0;
@@ -101,6 +107,11 @@ class Graph {
 
   TaskId kernel(ProgramSource source, std::string kernel_name, LaunchRange range,
                 std::vector<TaskArg> args, TaskOptions options = {});
+  /// A tunable kernel for `problem`: on whichever device the task lands, it
+  /// runs with the configuration that device's tuning profile chose (see
+  /// Runtime::tuned), or the kernel's defaults without one.
+  TaskId kernel(const TunableKernel& kernel, Extent problem, std::vector<TaskArg> args,
+                TaskOptions options = {});
   TaskId copy(BufferSlice from, BufferSlice to, TaskOptions options = {});
   /// Repeats a 1-, 2- or 4-byte `value` over the slice.
   template <class T>
@@ -130,10 +141,12 @@ class Graph {
   };
   /// The shared copy of `source`, made (and hashed) once per distinct program.
   const SharedSource& share(ProgramSource source);
+  void add_arguments(Task& task, std::vector<TaskArg> args);
 
   std::vector<Task> tasks_;
   std::unique_ptr<detail::DependencyTracker> tracker_;
   std::vector<SharedSource> sources_;
+  std::vector<std::pair<const TunableKernel*, std::shared_ptr<const TunableKernel>>> tunables_;
 };
 
 template <class T>
