@@ -6,7 +6,7 @@ ALLOY_PACKAGES=(
   cmake ninja-build g++ pkg-config
   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd
   doctest-dev nlohmann-json3-dev libcli11-dev libtbb-dev libbenchmark-dev
-  libamdhip64-dev
+  libamdhip64-dev libclblast-dev
 )
 
 alloy_missing_packages() {

@@ -30,7 +30,9 @@ class Strategy {
   /// to propose (every point seen, say).
   virtual std::optional<std::size_t> propose() = 0;
   /// The measured time of `point` in seconds, or nothing when it failed
-  /// (compile error, wrong result, ...): failed points are never best.
+  /// (compile error, wrong result, ...): failed points are never best. A
+  /// second observation of a point is ignored; a point outside the space
+  /// throws InvalidArgument.
   virtual void observe(std::size_t point, std::optional<double> seconds) = 0;
 };
 
@@ -39,7 +41,8 @@ class Strategy {
 std::vector<std::string> strategy_names();
 
 /// Throws InvalidArgument for an unknown name. The same seed and the same
-/// observations give the same proposals.
+/// observations give the same proposals. The strategy keeps a reference to
+/// `space`, which must outlive it.
 std::unique_ptr<Strategy> make_strategy(std::string_view name, const SearchSpace& space,
                                         std::uint64_t seed);
 
@@ -49,7 +52,9 @@ struct Budget {
   std::optional<std::size_t> evaluations;
   std::optional<std::chrono::duration<double>> wall_time;
   std::optional<double> space_fraction;      ///< of the space's valid points, 0..1
-  std::optional<std::size_t> stall;          ///< evaluations without improving the best
+  /// Evaluations without improving the best; failures count as no
+  /// improvement, and before any success every evaluation does.
+  std::optional<std::size_t> stall;
 };
 
 /// Tracks one search against a Budget.
