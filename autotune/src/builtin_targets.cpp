@@ -1,0 +1,127 @@
+// The tuner's harnesses for alloy's own kernels: buffers, arguments, host
+// references and the problems tuned when the user names none.
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include "alloy/autotune/harness.hpp"
+#include "alloy/kernel_library.hpp"
+
+namespace alloy::autotune {
+namespace {
+
+using Buffer = HarnessBuffer;
+using Argument = HarnessArgument;
+
+// The triad's scalar: not 1 or 0, so a kernel that drops it is caught.
+constexpr float triad_scalar = 3.0f;
+
+TuningTarget gemm_target() {
+  Harness harness;
+  // Problem Extent(M, N, K).
+  harness.buffers = {{"a", {1, {}, {0, 2}}, Buffer::Fill::random, false},
+                     {"b", {1, {}, {2, 1}}, Buffer::Fill::random, false},
+                     {"c", {1, {}, {0, 1}}, Buffer::Fill::zeros, true}};
+  harness.arguments = {Argument::dimension(0), Argument::dimension(1), Argument::dimension(2),
+                       Argument::buffer(0),    Argument::buffer(1),    Argument::buffer(2)};
+  harness.reference = [](const Extent& problem, const std::vector<std::vector<float>>& buffers,
+                         std::vector<std::vector<float>>& expected) {
+    const std::size_t m_size = problem[0];
+    const std::size_t n_size = problem[1];
+    const std::size_t k_size = problem[2];
+    const std::vector<float>& a = buffers[0];
+    const std::vector<float>& b = buffers[1];
+    // i-k-j order: the inner loop runs along rows of B and of the
+    // accumulator, which the host compiler vectorizes.
+    std::vector<double> row(n_size);
+    for (std::size_t m = 0; m < m_size; ++m) {
+      std::fill(row.begin(), row.end(), 0.0);
+      for (std::size_t k = 0; k < k_size; ++k) {
+        const double a_mk = a[m * k_size + k];
+        const float* b_row = &b[k * n_size];
+        for (std::size_t n = 0; n < n_size; ++n) row[n] += a_mk * b_row[n];
+      }
+      for (std::size_t n = 0; n < n_size; ++n) expected[0][m * n_size + n] = static_cast<float>(row[n]);
+    }
+  };
+  // Float sums of K products in any order: relative errors stay near
+  // 1e-5 for K = 2048, while a wrong index is off by O(1).
+  harness.tolerance = 1e-3;
+  return {kernel_library::gemm(), harness,
+          {Extent(512, 512, 512), Extent(1024, 1024, 1024), Extent(2048, 2048, 2048)},
+          "C = A x B, row-major float matrices; problem M x N x K"};
+}
+
+TuningTarget transpose_target() {
+  Harness harness;
+  // Problem Extent(columns, rows).
+  harness.buffers = {{"in", {1, {}, {0, 1}}, Buffer::Fill::random, false},
+                     {"out", {1, {}, {0, 1}}, Buffer::Fill::zeros, true}};
+  harness.arguments = {Argument::dimension(1), Argument::dimension(0), Argument::buffer(0),
+                       Argument::buffer(1)};
+  harness.reference = [](const Extent& problem, const std::vector<std::vector<float>>& buffers,
+                         std::vector<std::vector<float>>& expected) {
+    const std::size_t columns = problem[0];
+    const std::size_t rows = problem[1];
+    for (std::size_t row = 0; row < rows; ++row) {
+      for (std::size_t column = 0; column < columns; ++column) {
+        expected[0][column * rows + row] = buffers[0][row * columns + column];
+      }
+    }
+  };
+  harness.tolerance = 0;  // a copy: exact
+  return {kernel_library::transpose(), harness, {Extent(2048, 2048)},
+          "out = transpose(in), row-major floats; problem columns x rows"};
+}
+
+TuningTarget reduce_target() {
+  Harness harness;
+  harness.buffers = {{"in", {1, {}, {0}}, Buffer::Fill::random, false},
+                     // Accumulated into atomically: every run must start at 0.
+                     {"out", {1, {}, {}}, Buffer::Fill::zeros, true}};
+  harness.arguments = {Argument::dimension(0), Argument::buffer(0), Argument::buffer(1)};
+  harness.reference = [](const Extent& problem, const std::vector<std::vector<float>>& buffers,
+                         std::vector<std::vector<float>>& expected) {
+    double sum = 0;
+    for (std::size_t i = 0; i < problem[0]; ++i) sum += buffers[0][i];
+    expected[0][0] = static_cast<float>(sum);
+  };
+  // The order of the float additions depends on the configuration and, for
+  // the atomics, on timing. Over 2^24 values in [-1, 1) the sum is near
+  // sqrt(n / 3) ~ 2400 in size and float rounding moves it by well under
+  // 0.1, so 1e-3 relative leaves a wide margin and still catches a lost or
+  // doubled block of elements (at least WGS values, ~0.5 each).
+  harness.tolerance = 1e-3;
+  return {kernel_library::reduce(), harness, {Extent(std::size_t{1} << 24)},
+          "out[0] += sum(in), floats, tree in local memory plus one atomic per work-group; "
+          "problem n"};
+}
+
+TuningTarget triad_target() {
+  Harness harness;
+  harness.buffers = {{"a", {1, {}, {0}}, Buffer::Fill::zeros, true},
+                     {"b", {1, {}, {0}}, Buffer::Fill::random, false},
+                     {"c", {1, {}, {0}}, Buffer::Fill::random, false}};
+  harness.arguments = {Argument::dimension(0), Argument::float_value(triad_scalar),
+                       Argument::buffer(0), Argument::buffer(1), Argument::buffer(2)};
+  harness.reference = [](const Extent& problem, const std::vector<std::vector<float>>& buffers,
+                         std::vector<std::vector<float>>& expected) {
+    for (std::size_t i = 0; i < problem[0]; ++i) {
+      expected[0][i] = buffers[1][i] + triad_scalar * buffers[2][i];
+    }
+  };
+  // One rounding either way, as a device may fuse the multiply-add.
+  harness.tolerance = 1e-6;
+  return {kernel_library::triad(), harness, {Extent(std::size_t{1} << 24)},
+          "a = b + scalar * c, floats (STREAM triad); problem n"};
+}
+
+}  // namespace
+
+const std::vector<TuningTarget>& builtin_targets() {
+  static const std::vector<TuningTarget> targets = {gemm_target(), transpose_target(),
+                                                    reduce_target(), triad_target()};
+  return targets;
+}
+
+}  // namespace alloy::autotune
