@@ -128,7 +128,8 @@ struct Evaluator::State {
     return std::nullopt;
   }
 
-  Measurement run(const Configuration& configuration, bool capture_reference);
+  Measurement run(const Configuration& configuration, bool capture_reference,
+                  std::optional<double> best_seconds);
 };
 
 Evaluator::Evaluator(Runtime& runtime, Device& device, const TuningTarget& target, Extent problem,
@@ -187,12 +188,12 @@ void Evaluator::compile_ahead(const Configuration& configuration) {
 
 void Evaluator::wait_for_compiles() { state_->compiler.wait_all(); }
 
-Measurement Evaluator::measure(const Configuration& configuration) {
+Measurement Evaluator::measure(const Configuration& configuration, std::optional<double> best_seconds) {
   if (!state_->reference) {
     // The default configuration's outputs are the reference: measure it
     // first, so a broken default fails loudly rather than every candidate.
     const Configuration defaults = state_->target.kernel.default_configuration();
-    Measurement baseline = state_->run(defaults, true);
+    Measurement baseline = state_->run(defaults, true, std::nullopt);
     if (baseline.outcome != Outcome::ok) {
       throw Error("tuning " + state_->target.kernel.name + " on " + state_->device.label() +
                   ": the default configuration, which is the reference, failed (" +
@@ -201,10 +202,11 @@ Measurement Evaluator::measure(const Configuration& configuration) {
     }
     if (configuration == defaults) return baseline;
   }
-  return state_->run(configuration, false);
+  return state_->run(configuration, false, best_seconds);
 }
 
-Measurement Evaluator::State::run(const Configuration& configuration, bool capture_reference) {
+Measurement Evaluator::State::run(const Configuration& configuration, bool capture_reference,
+                                  std::optional<double> best_seconds) {
   const TunableKernel& kernel = target.kernel;
   if (auto why = check_configuration(kernel, configuration, problem, limits)) {
     return failed(configuration, Outcome::invalid, *why);
@@ -244,6 +246,17 @@ Measurement Evaluator::State::run(const Configuration& configuration, bool captu
     reference = std::move(outputs);
   } else if (auto why = compare(outputs)) {
     return failed(configuration, Outcome::wrong_result, *why);
+  }
+
+  const double first_seconds = double(first->timing().duration_ns()) * 1e-9;
+  if (best_seconds && first_seconds > options.hopeless_factor * *best_seconds) {
+    Measurement measurement;
+    measurement.configuration = configuration;
+    measurement.seconds = first_seconds;
+    measurement.repetitions = 1;
+    measurement.detail = "timed once: slower than " + std::to_string(options.hopeless_factor) +
+                         "x the best so far";
+    return measurement;
   }
 
   // Timed runs, in batches, until the spread is small or a cap is hit.

@@ -89,7 +89,7 @@ TuningResult tune(Runtime& runtime, Device& device, const TuningTarget& target, 
     }
   };
   auto measure_and_log = [&](const Configuration& configuration, std::optional<std::size_t> point) {
-    const Measurement measurement = evaluator.measure(configuration);
+    const Measurement measurement = evaluator.measure(configuration, result.best_seconds);
     log.append(key, target.kernel, measurement);
     take(measurement, point);
   };

@@ -80,7 +80,7 @@ std::vector<Extent> problems_for(const TuningTarget& target, const std::vector<s
 void list_targets(const std::vector<TuningTarget>& targets) {
   for (const TuningTarget& target : targets) {
     std::string problems;
-    for (const Extent& problem : target.default_problems) problems += " " + problem.to_string();
+    for (const Extent& problem : target.default_problems) problems.append(" ").append(problem.to_string());
     std::cout << target.kernel.name << "  " << target.description << "\n    parameters:";
     for (const TuningParameter& parameter : target.kernel.parameters) std::cout << ' ' << parameter.name;
     std::cout << "\n    default sizes:" << problems << '\n';

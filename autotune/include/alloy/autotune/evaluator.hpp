@@ -21,6 +21,11 @@ struct MeasureOptions {
   /// A configuration whose first run takes longer is a timeout. The run
   /// cannot be cancelled on the device: the evaluator waits for it to end.
   double timeout_seconds = 10.0;
+  /// A configuration whose first run is this many times slower than the best
+  /// so far is not timed again: its first run is its time. Far from the
+  /// best, a precise time changes nothing, and slow runs are most of a
+  /// search's cost.
+  double hopeless_factor = 3.0;
 };
 
 /// Runs a TuningTarget for one problem on one device. Each measure(): the
@@ -46,7 +51,9 @@ class Evaluator {
   void compile_ahead(const Configuration& configuration);
   /// Blocks until every compile started by compile_ahead() has ended.
   void wait_for_compiles();
-  Measurement measure(const Configuration& configuration);
+  /// `best_seconds`: the best time so far, for hopeless_factor.
+  Measurement measure(const Configuration& configuration,
+                      std::optional<double> best_seconds = std::nullopt);
 
   Device& device() const;
 
