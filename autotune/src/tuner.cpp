@@ -100,6 +100,10 @@ TuningResult tune(Runtime& runtime, Device& device, const TuningTarget& target, 
   }
   const Configuration defaults = target.kernel.default_configuration();
   if (evaluated.count(defaults) == 0) measure_and_log(defaults, space.find(defaults));
+  for (const Configuration& starting_point : options.starting_points) {
+    const std::optional<std::size_t> point = space.find(starting_point);
+    if (point && evaluated.count(starting_point) == 0) measure_and_log(starting_point, point);
+  }
 
   const CompileOverlap overlap = overlap_for(device, options);
   const std::size_t window =

@@ -202,6 +202,30 @@ TEST_CASE("Autotune.Tuner.improves_bad_default_and_runtime_uses_profile") {
   });
 }
 
+TEST_CASE("Autotune.Tuner.starting_points_follow_the_default") {
+  for_each_device([](Device& device) {
+    const autotune::TuningTarget& triad = [] () -> const autotune::TuningTarget& {
+      for (const autotune::TuningTarget& builtin : autotune::builtin_targets()) {
+        if (builtin.kernel.name == "alloy.triad") return builtin;
+      }
+      throw Error("no alloy.triad");
+    }();
+    TemporaryFolder folder;
+    autotune::ResultsLog log(folder.path / "log.jsonl");
+    autotune::TuneOptions options;
+    options.strategy = "random";
+    options.budget.evaluations = 3;
+    options.starting_points = {{99, 1}, {256, 2}};  // WGS=99 is not in the space: skipped
+    const autotune::TuningResult result = autotune::tune(runtime(), device, triad, Extent(1 << 16), options, log);
+    CHECK(result.evaluations == 3);
+    const std::vector<nlohmann::json> lines = log_lines(folder.path / "log.jsonl");
+    REQUIRE(lines.size() == 3);
+    CHECK(lines[0]["configuration"]["WGS"] == triad.kernel.default_configuration()[0]);
+    CHECK(lines[1]["configuration"]["WGS"] == 256);
+    CHECK(lines[1]["configuration"]["WPT"] == 2);
+  });
+}
+
 #ifdef AUTOTUNE_EXECUTABLE
 TEST_CASE("Autotune.Command.resumes_after_kill_9") {
   if (selected_backend().empty()) {

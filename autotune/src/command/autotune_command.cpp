@@ -151,11 +151,17 @@ int run(const CommandOptions& options) {
     row.result.problem = task.problem;
     row.result.device = task.device->label();
     try {
-      row.result = tune(runtime, *task.device, *task.target, task.problem, tune_options, log);
+      // What this machine's profiles already say for the nearest size is
+      // the first candidate after the default.
+      TuneOptions task_options = tune_options;
+      const TunedChoice known = ProfileStore(profile_dir).lookup(task.device->info(), task.target->kernel,
+                                                                 task.problem);
+      if (known.match != ProfileMatch::defaults) task_options.starting_points.push_back(known.configuration);
+      row.result = tune(runtime, *task.device, *task.target, task.problem, task_options, log);
       if (row.result.best) row.configuration = describe(task.target->kernel, *row.result.best);
       if (!options.dry_run) {
         row.profile_file = record_in_profile(profile_dir, task.device->info(), *task.target,
-                                             row.result, tune_options).string();
+                                             row.result, task_options).string();
       }
     } catch (const Error& error) {
       row.error = error.what();

@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "alloy/autotune/evaluator.hpp"
 #include "alloy/autotune/harness.hpp"
@@ -49,6 +50,11 @@ struct TuneOptions {
   /// Candidates compiled ahead; 0: as many as oneTBB has workers.
   std::size_t compile_window = 0;
   std::function<void(const TuningProgress&)> on_progress;
+  /// Measured right after the default, before the strategy proposes: the
+  /// best configurations of other problem sizes, say, since a good
+  /// configuration for 1024 is often good for 2048. Those outside this
+  /// problem's space are skipped.
+  std::vector<Configuration> starting_points;
   /// Set by another thread (a signal handler, say) to stop after the
   /// measurement under way; the result then holds the best so far.
   const std::atomic<bool>* stop = nullptr;
