@@ -8,7 +8,9 @@ namespace alloy::kernel_library {
 /// C = A × B for row-major float matrices, A M×K, B K×N, C M×N; problem
 /// Extent(M, N, K). Arguments: (int M, int N, int K, A, B, C). CLBlast-style
 /// tunables: tile sizes, work per work-item, vector width, local-memory
-/// caching of A and B.
+/// caching of A and B. The kernel has no bounds checks: M, N and K must be
+/// multiples of the configuration's tiles (16, 16 and 8 for the defaults),
+/// which the space's constraints ensure for tuned configurations.
 const TunableKernel& gemm();
 
 /// out = transpose(in) for a row-major float matrix of rows × columns;

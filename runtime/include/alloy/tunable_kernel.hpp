@@ -39,7 +39,8 @@ struct ParameterProduct {
 /// A rule every valid configuration keeps, over products of parameters.
 struct TuningConstraint {
   enum class Kind {
-    divides,   ///< right % left == 0
+    divides,   ///< right % left == 0; a right side of 0 always holds, so a
+               ///< 0/1 switch on the right turns the constraint off
     at_most,   ///< left <= right
     equal,     ///< left == right
   };
