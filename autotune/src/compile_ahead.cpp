@@ -42,7 +42,7 @@ void CompileAhead::run_next() {
     // Expected failures (a configuration that does not compile) are results
     // for the tuner, not errors to abort on under ALLOY_ABORT_ON_ERROR.
     const alloy::detail::HandledErrorScope handled;
-    program = runtime_.program(device_, source);
+    program = device_.build_program(source);
   } catch (...) {
     error = std::current_exception();
   }
@@ -75,7 +75,7 @@ std::shared_ptr<Program> CompileAhead::get(const ProgramSource& source) {
     }
   }
   const alloy::detail::HandledErrorScope handled;
-  return runtime_.program(device_, source);
+  return device_.build_program(source);
 }
 
 void CompileAhead::wait_all() { group_.wait(); }

@@ -11,18 +11,20 @@
 #include <mutex>
 #include <string>
 
-#include "alloy/runtime.hpp"
+#include "alloy/backend/device.hpp"
 
 namespace alloy::autotune::detail {
 
 /// Each source handed to start() is compiled once, on a oneTBB worker; get()
 /// returns it, waiting only for that compile (or compiling on the caller's
-/// thread when it was never started). Sources travel through a
+/// thread when it was never started). Candidates bypass the runtime's compile
+/// cache: a search tries thousands, each used once, which the cache would
+/// keep in memory and on disk for good. Sources travel through a
 /// mutex-guarded queue, not in task captures, so every hand-over between
 /// threads is visible to ThreadSanitizer. Thread-safe.
 class CompileAhead {
  public:
-  CompileAhead(Runtime& runtime, Device& device) : runtime_(runtime), device_(device) {}
+  explicit CompileAhead(Device& device) : device_(device) {}
   ~CompileAhead();  ///< waits for running compiles
   CompileAhead(const CompileAhead&) = delete;
   CompileAhead& operator=(const CompileAhead&) = delete;
@@ -44,7 +46,6 @@ class CompileAhead {
   };
   void run_next();
 
-  Runtime& runtime_;
   Device& device_;
   std::mutex mutex_;
   std::condition_variable done_;

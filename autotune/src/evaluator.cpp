@@ -18,16 +18,19 @@ namespace {
 
 std::vector<float> initial_contents(const HarnessBuffer& buffer, std::size_t count, std::size_t index) {
   std::vector<float> values(count, 0.0f);
+  // Seeded per buffer: every evaluator, in every run, sees the same inputs.
+  std::mt19937 random(static_cast<unsigned>(0x5eed + index));
   if (buffer.fill == HarnessBuffer::Fill::random) {
-    // Seeded per buffer: every evaluator, in every run, sees the same inputs.
-    std::mt19937 random(static_cast<unsigned>(0x5eed + index));
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
     for (float& value : values) value = uniform(random);
+  } else if (buffer.fill == HarnessBuffer::Fill::bits) {
+    for (float& value : values) value = float(random() & 1u);
   }
   return values;
 }
 
 double median(std::vector<double> values) {
+  if (values.empty()) return 0.0;
   std::sort(values.begin(), values.end());
   const std::size_t n = values.size();
   return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
@@ -80,7 +83,7 @@ struct Evaluator::State {
 
   State(Runtime& r, Device& d, const TuningTarget& t, Extent p, MeasureOptions o)
       : runtime(r), device(d), target(t), problem(p), options(o),
-        limits(DeviceLimits::of(d.info())), queue(d.create_queue()), compiler(r, d) {}
+        limits(DeviceLimits::of(d.info())), queue(d.create_queue()), compiler(d) {}
 
   void write_inputs() {
     for (std::size_t i = 0; i < buffers.size(); ++i) {
@@ -102,7 +105,12 @@ struct Evaluator::State {
   // Waits for `event` up to the timeout; false when it took longer. The run
   // cannot be stopped, so on timeout this still waits for it to end.
   bool wait_within_timeout(const std::shared_ptr<Event>& event) {
-    auto waiting = std::async(std::launch::async, [event] { event->wait(); });
+    auto waiting = std::async(std::launch::async, [event] {
+      // A failed run is a result for the tuner, not an abort under
+      // ALLOY_ABORT_ON_ERROR.
+      const alloy::detail::HandledErrorScope handled;
+      event->wait();
+    });
     const auto limit = std::chrono::duration<double>(options.timeout_seconds);
     const bool in_time = waiting.wait_for(limit) == std::future_status::ready;
     waiting.get();  // rethrows what the wait threw
@@ -136,6 +144,12 @@ Evaluator::Evaluator(Runtime& runtime, Device& device, const TuningTarget& targe
                      MeasureOptions options)
     : state_(std::make_unique<State>(runtime, device, target, problem, options)) {
   target.kernel.validate();
+  if (options.min_repetitions < 1 || options.max_repetitions < options.min_repetitions ||
+      !(options.timeout_seconds > 0) || !(options.hopeless_factor >= 1)) {
+    throw InvalidArgument("tuning " + target.kernel.name +
+                          ": measuring needs 1 <= min_repetitions <= max_repetitions, a positive "
+                          "timeout and a hopeless factor of at least 1");
+  }
   const Harness& harness = target.harness;
   for (std::size_t i = 0; i < harness.buffers.size(); ++i) {
     const std::int64_t count = evaluate(target.kernel, harness.buffers[i].elements, {}, problem);
@@ -226,29 +240,30 @@ Measurement Evaluator::State::run(const Configuration& configuration, bool captu
   const LaunchRange range = configured_launch(kernel, configuration, problem);
 
   // First run: from fresh inputs, verified; it is also the warm-up.
-  std::shared_ptr<Event> first;
+  std::vector<std::vector<float>> outputs;
+  double first_seconds = 0;
   try {
     const alloy::detail::HandledErrorScope handled;
     write_inputs();
-    first = queue->launch(*compiled, range, std::span<const KernelArg>(args));
+    const std::shared_ptr<Event> first = queue->launch(*compiled, range, std::span<const KernelArg>(args));
     if (!wait_within_timeout(first)) {
       queue->finish();
       return failed(configuration, Outcome::timeout,
                     "one run took longer than " + std::to_string(options.timeout_seconds) + " s");
     }
+    first_seconds = double(first->timing().duration_ns()) * 1e-9;
+    outputs = read_outputs();
   } catch (const Error& error) {
     // The queue may hold the failed command's aftermath: start a fresh one.
     queue = device.create_queue();
     return failed(configuration, Outcome::launch_refused, first_lines(error.what()));
   }
-  std::vector<std::vector<float>> outputs = read_outputs();
   if (capture_reference) {
     reference = std::move(outputs);
   } else if (auto why = compare(outputs)) {
     return failed(configuration, Outcome::wrong_result, *why);
   }
 
-  const double first_seconds = double(first->timing().duration_ns()) * 1e-9;
   if (best_seconds && first_seconds > options.hopeless_factor * *best_seconds) {
     Measurement measurement;
     measurement.configuration = configuration;
@@ -265,18 +280,18 @@ Measurement Evaluator::State::run(const Configuration& configuration, bool captu
   try {
     const alloy::detail::HandledErrorScope handled;
     while (seconds.size() < options.max_repetitions) {
-    const std::size_t batch = std::min<std::size_t>(options.min_repetitions,
-                                                    options.max_repetitions - seconds.size());
-    std::vector<std::shared_ptr<Event>> events;
-    for (std::size_t r = 0; r < batch; ++r) {
-      events.push_back(queue->launch(*compiled, range, std::span<const KernelArg>(args)));
-    }
-    for (const std::shared_ptr<Event>& event : events) {
-      const double run_seconds = double(event->timing().duration_ns()) * 1e-9;
-      seconds.push_back(run_seconds);
-      total += run_seconds;
-    }
-    if (relative_spread(seconds) <= options.target_spread || total >= options.max_seconds) break;
+      const std::size_t batch = std::min<std::size_t>(options.min_repetitions,
+                                                      options.max_repetitions - seconds.size());
+      std::vector<std::shared_ptr<Event>> events;
+      for (std::size_t r = 0; r < batch; ++r) {
+        events.push_back(queue->launch(*compiled, range, std::span<const KernelArg>(args)));
+      }
+      for (const std::shared_ptr<Event>& event : events) {
+        const double run_seconds = double(event->timing().duration_ns()) * 1e-9;
+        seconds.push_back(run_seconds);
+        total += run_seconds;
+      }
+      if (relative_spread(seconds) <= options.target_spread || total >= options.max_seconds) break;
     }
   } catch (const Error& error) {
     queue = device.create_queue();

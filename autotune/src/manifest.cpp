@@ -1,6 +1,5 @@
-// Tuning targets read from a JSON manifest, and the registry of targets.
+// Tuning targets read from a JSON manifest.
 #include <fstream>
-#include <mutex>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -12,12 +11,6 @@ namespace alloy::autotune {
 namespace {
 
 using nlohmann::json;
-
-std::mutex registry_mutex;
-std::vector<TuningTarget>& registry() {
-  static std::vector<TuningTarget> targets;
-  return targets;
-}
 
 // Errors name the file and the place in it.
 struct Reader {
@@ -158,8 +151,10 @@ struct Reader {
       buffer.name = text(b, "name", item + " buffer");
       buffer.elements = product(at(b, "elements", item + " buffer"), item + " buffer elements");
       const std::string fill = b.value("fill", "random");
-      if (fill != "random" && fill != "zeros") fail(item, "buffer fill \"" + fill + "\"; use random or zeros");
-      buffer.fill = fill == "zeros" ? HarnessBuffer::Fill::zeros : HarnessBuffer::Fill::random;
+      if (fill == "random") buffer.fill = HarnessBuffer::Fill::random;
+      else if (fill == "zeros") buffer.fill = HarnessBuffer::Fill::zeros;
+      else if (fill == "bits") buffer.fill = HarnessBuffer::Fill::bits;
+      else fail(item, "buffer fill \"" + fill + "\"; use random, zeros or bits");
       buffer.output = b.value("output", false);
       result.harness.buffers.push_back(buffer);
     }
@@ -179,19 +174,6 @@ struct Reader {
 };
 
 }  // namespace
-
-void register_target(TuningTarget target) {
-  target.kernel.validate();
-  std::lock_guard lock(registry_mutex);
-  registry().push_back(std::move(target));
-}
-
-std::vector<TuningTarget> registered_targets() {
-  std::vector<TuningTarget> targets = builtin_targets();
-  std::lock_guard lock(registry_mutex);
-  targets.insert(targets.end(), registry().begin(), registry().end());
-  return targets;
-}
 
 std::vector<TuningTarget> load_manifest(const std::filesystem::path& file) {
   const Reader reader{file};

@@ -13,9 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view outcome_names[] = {"ok",           "invalid",       "compile_error",
-                                              "launch_refused", "wrong_result", "timeout"};
-
 json problem_json(const Extent& problem) {
   json sizes = json::array();
   for (unsigned d = 0; d < problem.dimensions; ++d) sizes.push_back(problem[d]);
@@ -35,17 +32,6 @@ std::optional<Extent> problem_from(const json& value) {
 }
 
 }  // namespace
-
-std::string_view to_string(Outcome outcome) {
-  return outcome_names[static_cast<std::size_t>(outcome)];
-}
-
-std::optional<Outcome> outcome_from_string(std::string_view text) {
-  for (std::size_t i = 0; i < std::size(outcome_names); ++i) {
-    if (outcome_names[i] == text) return static_cast<Outcome>(i);
-  }
-  return std::nullopt;
-}
 
 std::string LogKey::text() const {
   return kernel + '\n' + source_hash + '\n' + device + '\n' + problem.to_string() + '\n' +

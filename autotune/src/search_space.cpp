@@ -41,7 +41,9 @@ IndexedProduct index(const TunableKernel& kernel, const ParameterProduct& produc
   IndexedProduct indexed;
   indexed.factor = product.factor;
   for (unsigned d : product.problem_dimensions) {
-    indexed.factor *= static_cast<std::int64_t>(problem[d]);
+    const auto size = static_cast<std::int64_t>(problem[d]);
+    indexed.factor = indexed.factor > saturated / std::max<std::int64_t>(size, 1) ? saturated
+                                                                                 : indexed.factor * size;
   }
   for (const std::string& name : product.parameters) indexed.parameters.push_back(*kernel.parameter_index(name));
   return indexed;

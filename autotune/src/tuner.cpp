@@ -14,6 +14,7 @@
 #include "alloy/error.hpp"
 #include "alloy/log.hpp"
 #include "alloy/profile.hpp"
+#include "file_lock.hpp"
 
 namespace alloy::autotune {
 namespace {
@@ -95,8 +96,11 @@ TuningResult tune(Runtime& runtime, Device& device, const TuningTarget& target, 
   };
 
   for (const Measurement& measurement : log.measurements(key, target.kernel)) {
-    if (evaluated.count(measurement.configuration) != 0) continue;  // logged twice
-    take(measurement, space.find(measurement.configuration));
+    // Logged twice, or outside this space (its value lists have changed
+    // since, or a narrower space shares the log): not part of this search.
+    const std::optional<std::size_t> point = space.find(measurement.configuration);
+    if (evaluated.count(measurement.configuration) != 0 || !point) continue;
+    take(measurement, point);
   }
   const Configuration defaults = target.kernel.default_configuration();
   if (evaluated.count(defaults) == 0) measure_and_log(defaults, space.find(defaults));
@@ -158,6 +162,11 @@ std::filesystem::path record_in_profile(const std::filesystem::path& dir, const 
                                         const TuneOptions& options) {
   if (!result.best || !result.best_seconds) return {};
   const std::filesystem::path file = ProfileStore::file_for(dir, device);
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  // Read, merge, write under a lock: two tuners finishing at once must not
+  // drop each other's entries.
+  const detail::FileLock lock(file.string() + ".lock");
   DeviceProfile profile = DeviceProfile::for_device(device);
   if (std::ifstream in{file, std::ios::binary}) {
     std::stringstream text;

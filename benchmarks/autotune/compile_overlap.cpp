@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "alloy/autotune/tuner.hpp"
+#include "alloy/error.hpp"
 #include "bench_autotune.hpp"
 
 namespace alloy::bench {
@@ -24,6 +25,7 @@ nlohmann::json compile_overlap(Device& device, const Extent& problem, std::size_
         break;
       }
     }
+    if (same == nullptr) throw Error("(b): the device is gone from a second Runtime");
     autotune::ResultsLog log{std::filesystem::path()};
     autotune::TuneOptions tune;
     tune.strategy = "random";

@@ -57,21 +57,23 @@ TaskId Graph::kernel(const TunableKernel& tunable, Extent problem, std::vector<T
   task.kind = TaskKind::kernel;
   task.options = std::move(options);
   if (task.options.name.empty()) task.options.name = tunable.name;
-  // One shared copy per tunable kernel the graph uses.
+  // One shared copy per distinct description the graph uses, found by
+  // content: two objects at one address over time may differ.
+  tunable.validate();
+  const std::string description = tunable.description_hash();
   auto found = std::find_if(tunables_.begin(), tunables_.end(),
-                            [&](const auto& known) { return known.first == &tunable; });
+                            [&](const auto& known) { return known.first == description; });
   if (found == tunables_.end()) {
-    tunable.validate();
-    tunables_.emplace_back(&tunable, std::make_shared<const TunableKernel>(tunable));
+    tunables_.emplace_back(description, std::make_shared<const TunableKernel>(tunable));
     found = std::prev(tunables_.end());
   }
   task.tunable = found->second;
   task.kernel_name = tunable.kernel_name;
   task.problem = problem;
   // The configuration follows from the device and the problem, so the key
-  // names the kernel, its source and the problem.
-  task.kernel_key = stable_hash(tunable.name + '\n' + tunable.source_hash() + '\n' +
-                                problem.to_string() + '\n' + std::to_string(problem.dimensions));
+  // names the description and the problem.
+  task.kernel_key = stable_hash(description + '\n' + problem.to_string() + '\n' +
+                                std::to_string(problem.dimensions));
   add_arguments(task, std::move(args));
   return add(std::move(task));
 }

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <random>
 #include <system_error>
 #include <unistd.h>
 
@@ -214,9 +215,11 @@ void write_profile(const std::filesystem::path& file, const DeviceProfile& profi
     throw Error("write profile: cannot create folder " + file.parent_path().string() + ": " +
                 error.message() + "; set ALLOY_PROFILE_DIR to a writable folder");
   }
-  // A unique temporary name, so two tuners writing profiles never mix bytes.
-  const std::filesystem::path temporary =
-      file.string() + ".tmp" + std::to_string(static_cast<long>(::getpid()));
+  // A unique temporary name, so two writers (processes or threads) never
+  // mix bytes; the rename then replaces the file whole.
+  const std::filesystem::path temporary = file.string() + ".tmp" +
+                                          std::to_string(static_cast<long>(::getpid())) + "-" +
+                                          std::to_string(std::random_device{}());
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     out << to_json(profile);

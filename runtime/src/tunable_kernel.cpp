@@ -24,6 +24,10 @@ std::int64_t saturating_multiply(std::int64_t a, std::int64_t b) {
 
 void check_product(const TunableKernel& kernel, const ParameterProduct& product,
                    const std::string& where) {
+  if (product.factor < 0) {
+    throw InvalidArgument("tunable kernel '" + kernel.name + "': " + where +
+                          " has a negative factor; products are sizes and counts");
+  }
   for (const std::string& name : product.parameters) {
     if (!kernel.parameter_index(name)) {
       throw InvalidArgument("tunable kernel '" + kernel.name + "': " + where +
@@ -97,6 +101,38 @@ std::string TunableKernel::source_hash() const {
   return text;
 }
 
+std::string TunableKernel::description_hash() const {
+  std::string text = name + '\n' + source_hash();
+  auto add_product = [&](const ParameterProduct& product) {
+    text.append("(").append(std::to_string(product.factor));
+    for (const std::string& parameter : product.parameters) text.append("*").append(parameter);
+    for (unsigned d : product.problem_dimensions) text.append("*$").append(std::to_string(d));
+    text.append(")");
+  };
+  for (const TuningParameter& parameter : parameters) {
+    text.append("\np ").append(parameter.name).append(" ").append(std::to_string(parameter.default_value));
+    for (std::int64_t value : parameter.values) text.append(" ").append(std::to_string(value));
+  }
+  for (const TuningConstraint& constraint : constraints) {
+    text.append("\nc ").append(std::to_string(static_cast<int>(constraint.kind)));
+    add_product(constraint.left);
+    add_product(constraint.right);
+  }
+  for (const LaunchDimensionRule& rule : launch) {
+    text.append("\nl ").append(std::to_string(rule.problem_dimension));
+    add_product(rule.multiply);
+    add_product(rule.divide);
+    add_product(rule.local);
+  }
+  for (const ParameterProduct& term : local_memory_bytes) {
+    text.append("\nm ");
+    add_product(term);
+  }
+  char hash[17];
+  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(stable_hash(text)));
+  return hash;
+}
+
 void TunableKernel::validate() const {
   const std::string prefix = "tunable kernel '" + name + "': ";
   if (name.empty()) throw InvalidArgument("a tunable kernel needs a name");
@@ -114,6 +150,11 @@ void TunableKernel::validate() const {
     if (std::count_if(parameters.begin(), parameters.end(),
                       [&](const TuningParameter& p) { return p.name == parameter.name; }) > 1) {
       throw InvalidArgument(prefix + "parameter '" + parameter.name + "' is declared twice");
+    }
+    if (std::any_of(parameter.values.begin(), parameter.values.end(),
+                    [](std::int64_t value) { return value < 0; })) {
+      throw InvalidArgument(prefix + "parameter '" + parameter.name +
+                            "' has a negative value; tunables are sizes, counts and switches");
     }
     if (std::find(parameter.values.begin(), parameter.values.end(), parameter.default_value) ==
         parameter.values.end()) {

@@ -9,12 +9,18 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
 
 int main(int argc, char** argv) {
-  const int n = argc > 1 ? std::stoi(argv[1]) : 1024;
+  const int n = argc > 1 ? std::atoi(argv[1]) : 1024;
+  // The kernel has no bounds checks: its tiles must cover the matrices.
+  if (n <= 0 || n % 128 != 0) {
+    std::fprintf(stderr, "tuned_gemm: n must be a positive multiple of 128 (got %s)\n", argc > 1 ? argv[1] : "");
+    return 2;
+  }
   alloy::Runtime runtime;
   if (runtime.devices().empty()) {
     std::fprintf(stderr, "tuned_gemm: no device; alloy-info says why\n");

@@ -2,11 +2,11 @@
 // seeded sample of the tuning space each match the harness's host reference.
 // The sample's seed is printed; ALLOY_KERNEL_SEED=<seed> replays one.
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
 #include <random>
 #include <string>
 
+#include "alloy/autotune/evaluator.hpp"
 #include "alloy/autotune/harness.hpp"
 #include "alloy/autotune/search_space.hpp"
 #include "alloy/kernel_library.hpp"
@@ -15,13 +15,9 @@
 namespace alloy::test {
 namespace {
 
-using autotune::Harness;
 using autotune::HarnessArgument;
-using autotune::HarnessBuffer;
 using autotune::SearchSpace;
 using autotune::TuningTarget;
-
-using Contents = std::vector<std::vector<float>>;
 
 const TuningTarget& target(const std::string& name) {
   const std::vector<TuningTarget>& targets = autotune::builtin_targets();
@@ -38,102 +34,22 @@ unsigned sample_seed() {
   return std::random_device{}();
 }
 
-std::size_t element_count(const TuningTarget& t, const HarnessBuffer& buffer, const Extent& problem) {
-  // Buffer sizes name problem dimensions only, so any configuration will do.
-  return static_cast<std::size_t>(
-      evaluate(t.kernel, buffer.elements, t.kernel.default_configuration(), problem));
-}
-
-/// Every buffer's initial contents, as the tuner would fill them.
-Contents initial_contents(const TuningTarget& t, const Extent& problem) {
-  std::mt19937 random(12345);
-  std::uniform_real_distribution<float> values(-1.0f, 1.0f);
-  Contents contents;
-  for (const HarnessBuffer& buffer : t.harness.buffers) {
-    std::vector<float>& data = contents.emplace_back(element_count(t, buffer, problem), 0.0f);
-    if (buffer.fill == HarnessBuffer::Fill::random) {
-      for (float& value : data) value = values(random);
-    }
-  }
-  return contents;
-}
-
-Contents expected_outputs(const TuningTarget& t, const Extent& problem, const Contents& initial) {
-  Contents expected;
-  for (std::size_t i = 0; i < t.harness.buffers.size(); ++i) {
-    if (t.harness.buffers[i].output) expected.emplace_back(initial[i].size(), 0.0f);
-  }
-  t.harness.reference(problem, initial, expected);
-  return expected;
-}
-
-/// Runs `configuration` on `device` and returns its output buffers; nothing
-/// when the compiled kernel takes fewer work-items per group than the
-/// configuration needs, which the launch must report as InvalidArgument.
-std::optional<Contents> run(Device& device, const TuningTarget& t, const Configuration& configuration,
-                            const Extent& problem, const Contents& initial) {
-  auto queue = device.create_queue();
-  std::vector<std::unique_ptr<DeviceBuffer>> buffers;
-  for (const std::vector<float>& data : initial) buffers.push_back(upload(device, *queue, data));
-  std::vector<KernelArg> args;
-  for (const HarnessArgument& argument : t.harness.arguments) {
-    switch (argument.kind) {
-      case HarnessArgument::Kind::buffer: args.push_back(KernelArg::from(*buffers[argument.index])); break;
-      case HarnessArgument::Kind::problem_dimension:
-        args.push_back(KernelArg::from(static_cast<int>(problem[static_cast<unsigned>(argument.index)])));
-        break;
-      case HarnessArgument::Kind::int_constant:
-        args.push_back(KernelArg::from(static_cast<int>(argument.constant)));
-        break;
-      case HarnessArgument::Kind::float_constant:
-        args.push_back(KernelArg::from(static_cast<float>(argument.constant)));
-        break;
-    }
-  }
-  auto program = runtime().program(device, configured_source(t.kernel, configuration));
-  auto kernel = program->kernel(t.kernel.kernel_name);
-  const LaunchRange range = configured_launch(t.kernel, configuration, problem);
-  if (range.local->count() > kernel->attributes().max_work_group_size) {
-    CHECK_THROWS_AS(queue->launch(*kernel, range, std::span<const KernelArg>(args)), InvalidArgument);
-    return std::nullopt;
-  }
-  queue->launch(*kernel, range, std::span<const KernelArg>(args));
-  Contents outputs;
-  for (std::size_t i = 0; i < t.harness.buffers.size(); ++i) {
-    if (t.harness.buffers[i].output) {
-      outputs.push_back(download<float>(*queue, *buffers[i], initial[i].size()));
-    }
-  }
-  return outputs;
-}
-
-void check_matches(const TuningTarget& t, const Contents& expected, const Contents& got) {
-  REQUIRE(got.size() == expected.size());
-  for (std::size_t b = 0; b < expected.size(); ++b) {
-    std::size_t wrong = 0;
-    std::size_t first_wrong = 0;
-    for (std::size_t i = 0; i < expected[b].size(); ++i) {
-      const double e = expected[b][i];
-      if (!(std::fabs(got[b][i] - e) <= t.harness.tolerance * (1 + std::fabs(e)))) {
-        if (wrong++ == 0) first_wrong = i;
-      }
-    }
-    INFO("output " << b << ": " << wrong << " of " << expected[b].size() << " elements wrong; first ["
-                   << first_wrong << "] = " << got[b][first_wrong] << ", expected "
-                   << expected[b][first_wrong]);
-    CHECK(wrong == 0);
-  }
+// One timed run is enough here: these tests check results, not speed.
+autotune::MeasureOptions run_once() {
+  autotune::MeasureOptions options;
+  options.min_repetitions = 1;
+  options.max_repetitions = 1;
+  return options;
 }
 
 /// The default configuration and `sample` more, drawn from the space with a
-/// printed seed, each checked against the host reference on every device.
+/// printed seed, each run by the tuner's evaluator, which checks the outputs
+/// against the harness's host reference, on every device.
 void check_target(const std::string& name, const Extent& problem, int sample) {
   const TuningTarget& t = target(name);
   t.kernel.validate();
   const unsigned seed = sample_seed();
   MESSAGE(name << " " << problem.to_string() << ": sample seed " << seed);
-  const Contents initial = initial_contents(t, problem);
-  const Contents expected = expected_outputs(t, problem, initial);
   for_each_device([&](Device& device) {
     const SearchSpace space(t.kernel, problem, DeviceLimits::of(device.info()));
     const std::optional<std::size_t> default_point = space.default_point();
@@ -142,17 +58,20 @@ void check_target(const std::string& name, const Extent& problem, int sample) {
     std::vector<std::size_t> points{*default_point};
     std::mt19937 random(seed);
     for (int i = 0; i < sample; ++i) points.push_back(random() % space.size());
+    autotune::Evaluator evaluator(runtime(), device, t, problem, run_once());
     int refused = 0;
     for (const std::size_t point : points) {
       const Configuration configuration = space.configuration(point);
-      INFO(name << " " << describe(t.kernel, configuration) << " on " << device.label()
-                << " (seed " << seed << ")");
-      const std::optional<Contents> got = run(device, t, configuration, problem, initial);
-      if (got) {
-        check_matches(t, expected, *got);
-      } else {
+      const autotune::Measurement measurement = evaluator.measure(configuration);
+      INFO(name << " " << describe(t.kernel, configuration) << " on " << device.label() << " (seed "
+                << seed << "): " << to_string(measurement.outcome) << " " << measurement.detail);
+      // A GPU may compile a configuration for smaller groups than the space
+      // allows (registers); the launch is then refused, never run wrongly.
+      if (measurement.outcome == autotune::Outcome::launch_refused) {
         ++refused;
+        continue;
       }
+      CHECK(measurement.outcome == autotune::Outcome::ok);
     }
     if (refused > 0) MESSAGE(refused << " configurations needed larger work-groups than compiled");
   });
@@ -213,7 +132,7 @@ TEST_CASE("KernelLibrary.Triad.matches_host") { check_target("alloy.triad", Exte
 TEST_CASE("KernelLibrary.Launch.work_group_beyond_compiled_limit_is_refused") {
   // The space honours the device's work-group limit, but a compiled kernel
   // may take fewer (registers on a GPU). The largest group of each kernel,
-  // launched anyway, either runs or is refused with InvalidArgument.
+  // run by the evaluator, either runs right or is refused.
   for_each_device([](Device& device) {
     bool provoked = false;
     for (const TuningTarget& t : autotune::builtin_targets()) {
@@ -232,14 +151,15 @@ TEST_CASE("KernelLibrary.Launch.work_group_beyond_compiled_limit_is_refused") {
         }
       }
       const Configuration configuration = space.configuration(largest);
-      INFO(t.kernel.name << " " << describe(t.kernel, configuration) << " on " << device.label());
       auto program = runtime().program(device, configured_source(t.kernel, configuration));
-      if (program->kernel(t.kernel.kernel_name)->attributes().max_work_group_size < largest_group) {
-        provoked = true;
-      }
-      const Contents initial = initial_contents(t, shaped);
-      const std::optional<Contents> got = run(device, t, configuration, shaped, initial);
-      if (got) check_matches(t, expected_outputs(t, shaped, initial), *got);
+      const bool beyond =
+          program->kernel(t.kernel.kernel_name)->attributes().max_work_group_size < largest_group;
+      provoked = provoked || beyond;
+      autotune::Evaluator evaluator(runtime(), device, t, shaped, run_once());
+      const autotune::Measurement measurement = evaluator.measure(configuration);
+      INFO(t.kernel.name << " " << describe(t.kernel, configuration) << " on " << device.label() << ": "
+                         << to_string(measurement.outcome) << " " << measurement.detail);
+      CHECK(measurement.outcome == (beyond ? autotune::Outcome::launch_refused : autotune::Outcome::ok));
     }
     if (!provoked) {
       MESSAGE("every kernel on " << device.label()

@@ -290,7 +290,8 @@ TEST_CASE("Autotune.Profile.fuzzed_inputs_never_crash") {
   const unsigned seed = std::random_device{}();
   INFO("seed " << seed);
   std::mt19937 random(seed);
-  const std::string alphabet = "{}[]\":,0123456789.eE+-truefalsnl \\\n\x00\xff";
+  using namespace std::string_literals;
+  const std::string alphabet = "{}[]\":,0123456789.eE+-truefalsnl \\\n\x00\xff"s;
   std::size_t accepted = 0;
   for (int round = 0; round < 20000; ++round) {
     std::string text = good;

@@ -16,6 +16,7 @@ const TunableKernel& marking_kernel() {
     k.name = "test.marking";
     k.source = {"marking.cl",
                 "#ifndef MARK\n#define MARK 1\n#endif\n"
+                "#if MARK == 9\n#error nine does not build\n#endif\n"
                 "KERNEL void mark(const int n, GLOBAL int* restrict out) {\n"
                 "  const int i = (int)get_global_id(0);\n"
                 "  if (i < n) out[i] = MARK;\n"
@@ -88,6 +89,60 @@ TEST_CASE("Executor.Tuning.graph_kernel_uses_device_profile") {
     CHECK(std::count(out.host().begin(), out.host().end(), 1) == int(problem[0]));
     executor.wait();
     untuned_executor.wait();
+  });
+}
+
+TEST_CASE("Executor.Tuning.entry_that_does_not_build_falls_back_to_defaults") {
+  for_each_device([](Device& device) {
+    ProfileFolder folder;
+    DeviceProfile profile = DeviceProfile::for_device(device.info());
+    ProfileEntry entry;
+    entry.kernel = marking_kernel().name;
+    entry.source_hash = marking_kernel().source_hash();
+    entry.problem = Extent(1000);
+    entry.configuration = {{"MARK", 9}, {"GROUP", 32}};  // valid in the space, but does not build
+    profile.put(entry);
+    write_profile(ProfileStore::file_for(folder.path, device.info()), profile);
+    RuntimeOptions options;
+    options.profiles = folder.path;
+    options.cache_dir = runtime().program_cache().dir();
+    Runtime tuned_runtime(options);
+    Device* same = nullptr;
+    for (Device* candidate : tuned_runtime.devices()) {
+      if (candidate->label() == device.label()) same = candidate;
+    }
+    REQUIRE(same != nullptr);
+    std::vector<std::string> warnings;
+    const LogSink previous = set_log_sink([&](LogLevel level, std::string_view message) {
+      if (level == LogLevel::warning) warnings.emplace_back(message);
+    });
+    const TunedKernel tuned = tuned_runtime.tuned(*same, marking_kernel(), Extent(1000));
+    set_log_sink(previous);
+    CHECK(tuned.choice.match == ProfileMatch::defaults);
+    CHECK(tuned.choice.configuration == marking_kernel().default_configuration());
+    REQUIRE(warnings.size() == 1);
+    CHECK(warnings[0].find("does not work on") != std::string::npos);
+  });
+}
+
+TEST_CASE("Executor.Tuning.problem_the_configuration_does_not_fit_is_refused") {
+  for_each_device([](Device& device) {
+    // gemm has no bounds checks: 1000 is no multiple of its default 16-tile.
+    try {
+      runtime().tuned(device, kernel_library::gemm(), Extent(1000, 1000, 1000));
+      FAIL("a gemm of 1000 x 1000 was accepted");
+    } catch (const InvalidArgument& error) {
+      CHECK(std::string(error.what()).find("does not fit problem 1000x1000x1000") != std::string::npos);
+    }
+    // As a graph task, the task fails with that error and the executor goes on.
+    Buffer<float> matrix(1000 * 1000);
+    ExecutorOptions options;
+    options.devices = {&device};
+    Executor executor(runtime(), options);
+    executor.kernel(kernel_library::gemm(), Extent(1000, 1000, 1000),
+                    {1000, 1000, 1000, read(matrix.whole()), read(matrix.whole()), write(matrix.whole())});
+    CHECK_THROWS_WITH_AS(executor.wait(), doctest::Contains("does not fit problem"), Error);
+    check_saxpy_works(device);
   });
 }
 

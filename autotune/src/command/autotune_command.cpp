@@ -44,7 +44,8 @@ std::vector<Device*> choose_devices(const Runtime& runtime, const std::vector<st
     return chosen;
   }
   for (const std::string& spec : wanted) {
-    const bool is_index = !spec.empty() && spec.find_first_not_of("0123456789") == std::string::npos;
+    const bool is_index = !spec.empty() && spec.size() < 9 &&
+                          spec.find_first_not_of("0123456789") == std::string::npos;
     bool matched = false;
     for (std::size_t i = 0; i < runtime.devices().size(); ++i) {
       Device* device = runtime.devices()[i];
@@ -163,7 +164,8 @@ int run(const CommandOptions& options) {
         row.profile_file = record_in_profile(profile_dir, task.device->info(), *task.target,
                                              row.result, task_options).string();
       }
-    } catch (const Error& error) {
+    } catch (const std::exception& error) {
+      // Whatever went wrong, it is this task's result: the others still run.
       row.error = error.what();
     }
     progress.end();
@@ -190,7 +192,7 @@ int run_autotune_command(int argc, char** argv) {
   } catch (const InvalidArgument& error) {
     std::cerr << "autotune: " << error.what() << '\n';
     return exit_usage;
-  } catch (const Error& error) {
+  } catch (const std::exception& error) {
     std::cerr << "autotune: " << error.what() << '\n';
     return exit_some_failed;
   }

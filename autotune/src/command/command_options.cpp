@@ -72,9 +72,13 @@ ParsedCommand parse_command_line(int argc, char** argv) {
   app.add_option("--budget-stall", budget_stall,
                  "stop after this many measurements without a better one (0: never)")->default_val(40);
   app.add_option("--max-repetitions", options.tune.measure.max_repetitions,
-                 "timed runs per configuration at most")->capture_default_str();
+                 "timed runs per configuration at most")
+      ->capture_default_str()
+      ->check(CLI::Range(3u, 1000u));
   app.add_option("--timeout", options.tune.measure.timeout_seconds,
-                 "seconds one run may take before it counts as a timeout")->capture_default_str();
+                 "seconds one run may take before it counts as a timeout")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   app.add_flag("--serial-compile", serial_compile,
                "compile each configuration just before measuring it, not ahead in parallel");
   app.add_flag("--json", options.json, "print the results as JSON on stdout");
@@ -85,6 +89,16 @@ ParsedCommand parse_command_line(int argc, char** argv) {
   } catch (const CLI::ParseError& error) {
     const int status = app.exit(error);
     return {std::nullopt, status == 0 ? 0 : exit_usage};
+  }
+  // Sizes are checked here, so a mistake is a usage error even with no device.
+  for (const std::string& size : options.sizes) {
+    const std::size_t equals = size.find('=');
+    try {
+      parse_extent(equals == std::string::npos ? size : size.substr(equals + 1));
+    } catch (const InvalidArgument& error) {
+      std::cerr << "autotune: --size: " << error.what() << '\n';
+      return {std::nullopt, exit_usage};
+    }
   }
   if (budget_seconds > 0) options.tune.budget.wall_time = std::chrono::duration<double>(budget_seconds);
   if (budget_evaluations > 0) options.tune.budget.evaluations = budget_evaluations;

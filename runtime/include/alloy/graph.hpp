@@ -146,7 +146,8 @@ class Graph {
   std::vector<Task> tasks_;
   std::unique_ptr<detail::DependencyTracker> tracker_;
   std::vector<SharedSource> sources_;
-  std::vector<std::pair<const TunableKernel*, std::shared_ptr<const TunableKernel>>> tunables_;
+  // By TunableKernel::description_hash().
+  std::vector<std::pair<std::string, std::shared_ptr<const TunableKernel>>> tunables_;
 };
 
 template <class T>

@@ -67,7 +67,11 @@ class Runtime {
 
   /// `kernel` configured for `device` and `problem` by the tuning profiles
   /// (see ProfileStore for the fallback chain; without a profile, the
-  /// kernel's defaults), compiled or taken from the compile cache.
+  /// kernel's defaults), compiled or taken from the compile cache. A profile
+  /// entry that does not build or launch here is skipped with a warning.
+  /// Throws InvalidArgument when even the defaults do not fit `problem`
+  /// (a size the kernel's constraints exclude), CompileError when the
+  /// kernel's own source does not build.
   ///
   ///   auto gemm = runtime.tuned(device, alloy::kernel_library::gemm(), {m, n, k});
   ///   queue->launch(*gemm.kernel, gemm.range, m, n, k, a, b, c);
@@ -75,6 +79,9 @@ class Runtime {
   ProfileStore& profiles() { return profiles_; }
 
  private:
+  TunedKernel configure(Device& device, const TunableKernel& kernel, const Extent& problem,
+                        TunedChoice choice);
+
   std::vector<std::unique_ptr<Platform>> platforms_;
   std::vector<BackendStatus> backends_;
   std::vector<Device*> devices_;

@@ -81,6 +81,9 @@ struct TunableKernel {
   /// Hash of the source text, shared options and kernel name: a profile entry
   /// made for another hash is stale.
   std::string source_hash() const;
+  /// Hash of everything above: the source and the whole tuning space. Two
+  /// descriptions with the same hash are interchangeable.
+  std::string description_hash() const;
   /// Throws InvalidArgument when the description is inconsistent (unknown
   /// parameter names, a default outside its values, no launch rule...).
   void validate() const;

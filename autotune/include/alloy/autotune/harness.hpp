@@ -12,9 +12,11 @@
 namespace alloy::autotune {
 
 /// A float buffer the kernel reads or writes. Every run starts from the same
-/// contents: random values in [-1, 1) from a fixed seed, or zeros.
+/// contents, from a fixed seed: random values in [-1, 1), zeros, or random
+/// zeros and ones (sums of up to 2^24 of them are exact in float, so a
+/// reduction can be checked exactly).
 struct HarnessBuffer {
-  enum class Fill { random, zeros };
+  enum class Fill { random, zeros, bits };
 
   std::string name;
   ParameterProduct elements;  ///< of problem dimensions only, e.g. {1, {}, {0, 2}} = M*K

@@ -77,8 +77,9 @@ struct TuningResult {
 
 /// Tunes `target` for `problem` on `device`. Measurements already in `log`
 /// for this kernel source, device and problem are not measured again: they
-/// are fed to the strategy and count against the budget, so a resumed run
-/// ends where an uninterrupted one would have. The default configuration is
+/// are fed to the strategy and count against the budget's evaluation, space
+/// fraction and stall limits (the wall-time limit counts this call only), so
+/// a resumed run stops after as many measurements as an uninterrupted one. The default configuration is
 /// always measured (or resumed) first: it is the baseline for speed-ups.
 TuningResult tune(Runtime& runtime, Device& device, const TuningTarget& target, Extent problem,
                   const TuneOptions& options, ResultsLog& log);
