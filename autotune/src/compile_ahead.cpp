@@ -9,6 +9,8 @@ namespace {
 std::string key_of(const ProgramSource& source) { return source.name + '\n' + source.options; }
 }  // namespace
 
+std::mutex CompileAhead::mutex_;
+
 CompileAhead::~CompileAhead() { group_.wait(); }
 
 void CompileAhead::start(const ProgramSource& source) {

@@ -47,7 +47,12 @@ class CompileAhead {
   void run_next();
 
   Device& device_;
-  std::mutex mutex_;
+  // One for all instances, in static storage: it exists before any oneTBB
+  // worker does, so a worker's first lock orders it after everything the
+  // submitting thread wrote, this object's construction included. oneTBB's
+  // own hand-over is invisible to ThreadSanitizer; a per-instance mutex,
+  // made after the workers, would itself look like a race.
+  static std::mutex mutex_;
   std::condition_variable done_;
   std::map<std::string, Job> jobs_;  // by options: the only part that varies
   std::deque<std::string> queue_;
