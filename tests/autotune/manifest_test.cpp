@@ -4,22 +4,20 @@
 
 #include <filesystem>
 #include <fstream>
-#include <random>
 
 #include "alloy/autotune/registry.hpp"
 #include "alloy/error.hpp"
+#include "support/temporary_folder.hpp"
 
 namespace {
 
+// A folder with a kernel source, to write manifests next to.
 struct ManifestFolder {
-  std::filesystem::path path;
-  ManifestFolder()
-      : path(std::filesystem::temp_directory_path() /
-             ("alloy-manifest-test-" + std::to_string(std::random_device{}()))) {
-    std::filesystem::create_directories(path);
+  alloy::test::TemporaryFolder folder{"manifest"};
+  const std::filesystem::path& path = folder.path;
+  ManifestFolder() {
     std::ofstream(path / "scale.cl") << "KERNEL void scale(const int n, const float a, GLOBAL float* x) {}\n";
   }
-  ~ManifestFolder() { std::filesystem::remove_all(path); }
 
   std::filesystem::path write(const std::string& text) const {
     const std::filesystem::path file = path / "manifest.json";

@@ -11,6 +11,7 @@
 
 #include "alloy/log.hpp"
 #include "alloy/profile.hpp"
+#include "support/temporary_folder.hpp"
 
 namespace {
 
@@ -21,6 +22,7 @@ using alloy::ProfileEntry;
 using alloy::ProfileMatch;
 using alloy::ProfileStore;
 using alloy::TunableKernel;
+using alloy::test::TemporaryFolder;
 
 TunableKernel blocked_kernel() {
   TunableKernel kernel;
@@ -62,17 +64,6 @@ ProfileEntry entry(const TunableKernel& kernel, Extent problem, std::int64_t blo
   result.tuning_seconds = 3.5;
   return result;
 }
-
-// A fresh folder per test case, removed afterwards.
-struct TemporaryFolder {
-  std::filesystem::path path;
-  explicit TemporaryFolder(const std::string& name)
-      : path(std::filesystem::temp_directory_path() / ("alloy-profile-test-" + name + "-" +
-                                                       std::to_string(std::random_device{}()))) {
-    std::filesystem::create_directories(path);
-  }
-  ~TemporaryFolder() { std::filesystem::remove_all(path); }
-};
 
 // Collects warnings while alive.
 struct CapturedWarnings {

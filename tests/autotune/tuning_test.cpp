@@ -21,6 +21,7 @@
 #include "alloy/autotune/evaluator.hpp"
 #include "alloy/autotune/tuner.hpp"
 #include "embedded/tuning_faults_source.hpp"
+#include "support/temporary_folder.hpp"
 #include "support/test_devices.hpp"
 
 extern char** environ;
@@ -58,16 +59,6 @@ autotune::TuningTarget fault_target(const Device& device) {
   target.default_problems = {Extent(fault_items)};
   return target;
 }
-
-struct TemporaryFolder {
-  std::filesystem::path path;
-  TemporaryFolder()
-      : path(std::filesystem::temp_directory_path() /
-             ("alloy-tuning-test-" + std::to_string(std::random_device{}()))) {
-    std::filesystem::create_directories(path);
-  }
-  ~TemporaryFolder() { std::filesystem::remove_all(path); }
-};
 
 std::vector<nlohmann::json> log_lines(const std::filesystem::path& file) {
   std::vector<nlohmann::json> lines;
@@ -168,21 +159,14 @@ TEST_CASE("Autotune.Tuner.improves_bad_default_and_runtime_uses_profile") {
         autotune::record_in_profile(folder.path, device.info(), target, result, options);
     CHECK(file == ProfileStore::file_for(folder.path, device.info()));
     // A program pointing at the folder now launches the tuned configuration.
-    RuntimeOptions runtime_options;
-    runtime_options.profiles = folder.path;
-    runtime_options.cache_dir = runtime().program_cache().dir();
-    Runtime tuned_runtime(runtime_options);
-    Device* same = nullptr;
-    for (Device* candidate : tuned_runtime.devices()) {
-      if (candidate->info().fingerprint() == device.info().fingerprint()) same = candidate;
-    }
-    REQUIRE(same != nullptr);
-    const TunedKernel tuned = tuned_runtime.tuned(*same, target.kernel, problem);
+    ProfiledRuntime profiled = runtime_with_profiles(folder.path, device);
+    Device* same = profiled.device;
+    const TunedKernel tuned = profiled.runtime->tuned(*same, target.kernel, problem);
     CHECK(tuned.choice.match == ProfileMatch::device);
     CHECK(tuned.choice.configuration == *result.best);
-    CHECK(Runtime(RuntimeOptions{runtime().program_cache().dir(), folder.path / "none"})
-              .tuned(*same, target.kernel, problem)
-              .choice.match == ProfileMatch::defaults);
+    ProfiledRuntime untuned = runtime_with_profiles(folder.path / "none", device);
+    CHECK(untuned.runtime->tuned(*untuned.device, target.kernel, problem).choice.match ==
+          ProfileMatch::defaults);
 
     // And it computes the right thing: a = b + 3c.
     const std::size_t n = problem[0];

@@ -1,8 +1,7 @@
 // Tunable kernels in graphs: each device runs the configuration its profile
 // chose, with no change to the program.
-#include <filesystem>
-#include <random>
 
+#include "support/temporary_folder.hpp"
 #include "support/test_devices.hpp"
 
 namespace alloy::test {
@@ -30,17 +29,12 @@ const TunableKernel& marking_kernel() {
   return kernel;
 }
 
-struct ProfileFolder {
-  std::filesystem::path path = std::filesystem::temp_directory_path() /
-                               ("alloy-tuned-task-" + std::to_string(std::random_device{}()));
-  ~ProfileFolder() { std::filesystem::remove_all(path); }
-};
 
 }  // namespace
 
 TEST_CASE("Executor.Tuning.graph_kernel_uses_device_profile") {
   for_each_device([](Device& device) {
-    ProfileFolder folder;
+    TemporaryFolder folder("tuned-task");
     const Extent problem(1000);
     DeviceProfile profile = DeviceProfile::for_device(device.info());
     ProfileEntry entry;
@@ -52,15 +46,9 @@ TEST_CASE("Executor.Tuning.graph_kernel_uses_device_profile") {
     profile.put(entry);
     write_profile(ProfileStore::file_for(folder.path, device.info()), profile);
 
-    RuntimeOptions options;
-    options.profiles = folder.path;
-    options.cache_dir = runtime().program_cache().dir();
-    Runtime tuned_runtime(options);
-    Device* same = nullptr;
-    for (Device* candidate : tuned_runtime.devices()) {
-      if (candidate->label() == device.label()) same = candidate;
-    }
-    REQUIRE(same != nullptr);
+    ProfiledRuntime tuned = runtime_with_profiles(folder.path, device);
+    Runtime& tuned_runtime = *tuned.runtime;
+    Device* same = tuned.device;
     CHECK(tuned_runtime.tuned(*same, marking_kernel(), problem).range.local->size[0] == 32);
 
     Buffer<int> out(problem[0]);
@@ -74,16 +62,10 @@ TEST_CASE("Executor.Tuning.graph_kernel_uses_device_profile") {
     CHECK(std::count(out.host().begin(), out.host().end(), 7) == int(problem[0]));
 
     // Without a profile the same program runs the kernel's defaults.
-    RuntimeOptions untuned_options;
-    untuned_options.profiles = folder.path / "absent";
-    untuned_options.cache_dir = runtime().program_cache().dir();
-    Runtime untuned(untuned_options);
-    for (Device* candidate : untuned.devices()) {
-      if (candidate->label() == device.label()) same = candidate;
-    }
+    ProfiledRuntime untuned = runtime_with_profiles(folder.path / "absent", device);
     ExecutorOptions untuned_executor_options;
-    untuned_executor_options.devices = {same};
-    Executor untuned_executor(untuned, untuned_executor_options);
+    untuned_executor_options.devices = {untuned.device};
+    Executor untuned_executor(*untuned.runtime, untuned_executor_options);
     untuned_executor.kernel(marking_kernel(), problem, {int(problem[0]), write(out.whole())});
     untuned_executor.synchronize(out);
     CHECK(std::count(out.host().begin(), out.host().end(), 1) == int(problem[0]));
@@ -94,7 +76,7 @@ TEST_CASE("Executor.Tuning.graph_kernel_uses_device_profile") {
 
 TEST_CASE("Executor.Tuning.entry_that_does_not_build_falls_back_to_defaults") {
   for_each_device([](Device& device) {
-    ProfileFolder folder;
+    TemporaryFolder folder("tuned-task");
     DeviceProfile profile = DeviceProfile::for_device(device.info());
     ProfileEntry entry;
     entry.kernel = marking_kernel().name;
@@ -103,20 +85,12 @@ TEST_CASE("Executor.Tuning.entry_that_does_not_build_falls_back_to_defaults") {
     entry.configuration = {{"MARK", 9}, {"GROUP", 32}};  // valid in the space, but does not build
     profile.put(entry);
     write_profile(ProfileStore::file_for(folder.path, device.info()), profile);
-    RuntimeOptions options;
-    options.profiles = folder.path;
-    options.cache_dir = runtime().program_cache().dir();
-    Runtime tuned_runtime(options);
-    Device* same = nullptr;
-    for (Device* candidate : tuned_runtime.devices()) {
-      if (candidate->label() == device.label()) same = candidate;
-    }
-    REQUIRE(same != nullptr);
+    ProfiledRuntime profiled = runtime_with_profiles(folder.path, device);
     std::vector<std::string> warnings;
     const LogSink previous = set_log_sink([&](LogLevel level, std::string_view message) {
       if (level == LogLevel::warning) warnings.emplace_back(message);
     });
-    const TunedKernel tuned = tuned_runtime.tuned(*same, marking_kernel(), Extent(1000));
+    const TunedKernel tuned = profiled.runtime->tuned(*profiled.device, marking_kernel(), Extent(1000));
     set_log_sink(previous);
     CHECK(tuned.choice.match == ProfileMatch::defaults);
     CHECK(tuned.choice.configuration == marking_kernel().default_configuration());

@@ -1,6 +1,7 @@
 // Device iteration and kernel access shared by the test executables.
 #include "support/test_devices.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -104,6 +105,20 @@ void check_saxpy_works(Device& device, Runtime& owner) {
   queue->launch(*kernel, {Extent(round_up(n, 64)), Extent(64)}, n, a, *device_x, *device_y);
   const std::vector<float> result = download<float>(*queue, *device_y, n);
   for (int i = 0; i < n; ++i) REQUIRE(result[i] == doctest::Approx(a * x[i] + 1.0f));
+}
+
+ProfiledRuntime runtime_with_profiles(const std::filesystem::path& profiles, const Device& device) {
+  RuntimeOptions options;
+  options.profiles = profiles;
+  options.cache_dir = runtime().program_cache().dir();
+  ProfiledRuntime result{std::make_unique<Runtime>(options), nullptr};
+  // Devices are listed in the same order by every Runtime of one process.
+  const auto& ours = runtime().devices();
+  const auto position = std::find(ours.begin(), ours.end(), &device) - ours.begin();
+  REQUIRE(static_cast<std::size_t>(position) < result.runtime->devices().size());
+  result.device = result.runtime->devices()[static_cast<std::size_t>(position)];
+  REQUIRE(result.device->label() == device.label());
+  return result;
 }
 
 }  // namespace alloy::test

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
@@ -37,6 +38,14 @@ void skip(const std::string& reason);
 
 /// True when the selected backend has at least `count` devices; else skips.
 bool have_devices(std::size_t count);
+
+/// A second Runtime that reads tuning profiles from `profiles` (and shares
+/// the tests' compile cache), with its counterpart of `device`.
+struct ProfiledRuntime {
+  std::unique_ptr<Runtime> runtime;
+  Device* device = nullptr;
+};
+ProfiledRuntime runtime_with_profiles(const std::filesystem::path& profiles, const Device& device);
 
 /// Executor options over the selected devices, the other settings defaulted.
 ExecutorOptions on_selected_devices();
