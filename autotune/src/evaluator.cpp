@@ -264,13 +264,16 @@ Measurement Evaluator::State::run(const Configuration& configuration, bool captu
     return failed(configuration, Outcome::wrong_result, *why);
   }
 
-  if (best_seconds && first_seconds > options.hopeless_factor * *best_seconds) {
+  // One run is the time when more would not tell more: far slower than the
+  // best, or long enough on its own that its noise is small.
+  const bool hopeless = best_seconds && first_seconds > options.hopeless_factor * *best_seconds;
+  if (hopeless || first_seconds >= options.max_seconds) {
     Measurement measurement;
     measurement.configuration = configuration;
     measurement.seconds = first_seconds;
     measurement.repetitions = 1;
-    measurement.detail = "timed once: slower than " + std::to_string(options.hopeless_factor) +
-                         "x the best so far";
+    measurement.detail = hopeless ? "timed once: far slower than the best so far"
+                                  : "timed once: one run takes longer than max_seconds";
     return measurement;
   }
 

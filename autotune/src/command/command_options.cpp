@@ -68,7 +68,7 @@ ParsedCommand parse_command_line(int argc, char** argv) {
                  "configurations measured per kernel and size (0: no limit)")->default_val(0);
   app.add_option("--budget-fraction", budget_fraction,
                  "share of each space to measure at most, 0..1 (0: no limit)")
-      ->default_val(0.10)->check(CLI::Range(0.0, 1.0));
+      ->default_val(0.0)->check(CLI::Range(0.0, 1.0));
   app.add_option("--budget-stall", budget_stall,
                  "stop after this many measurements without a better one (0: never)")->default_val(40);
   app.add_option("--max-repetitions", options.tune.measure.max_repetitions,

@@ -16,7 +16,8 @@ struct MeasureOptions {
   unsigned max_repetitions = 20;
   /// Timed runs stop once their relative standard deviation is below this...
   double target_spread = 0.03;
-  /// ...or once they add up to this many seconds.
+  /// ...or once they add up to this many seconds. A first run this long is
+  /// the time on its own.
   double max_seconds = 2.0;
   /// A configuration whose first run takes longer is a timeout. The run
   /// cannot be cancelled on the device: the evaluator waits for it to end.
@@ -25,7 +26,7 @@ struct MeasureOptions {
   /// so far is not timed again: its first run is its time. Far from the
   /// best, a precise time changes nothing, and slow runs are most of a
   /// search's cost.
-  double hopeless_factor = 3.0;
+  double hopeless_factor = 2.0;
 };
 
 /// Runs a TuningTarget for one problem on one device. Each measure(): the

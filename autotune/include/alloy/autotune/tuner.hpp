@@ -47,6 +47,12 @@ struct TuneOptions {
   MeasureOptions measure;
   /// Unset: between_measurements on CPU devices, else during_measurement.
   std::optional<CompileOverlap> overlap;
+  /// After the search, this many of the fastest configurations, and the
+  /// default, are measured twice more, taking turns; the best median wins
+  /// and the default's median is its time. Neighbours in the ranking are
+  /// often closer than a device drifts over minutes. 0 or 1: the fastest
+  /// single measurement wins.
+  std::size_t confirm_best = 3;
   /// Candidates compiled ahead; 0: as many as oneTBB has workers.
   std::size_t compile_window = 0;
   std::function<void(const TuningProgress&)> on_progress;
