@@ -5,7 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
-#include <future>
+#include <thread>
 #include <numeric>
 #include <random>
 #include <sstream>
@@ -103,17 +103,25 @@ struct Evaluator::State {
   }
 
   // Waits for `event` up to the timeout; false when it took longer. The run
-  // cannot be stopped, so on timeout this still waits for it to end.
+  // cannot be stopped, so on timeout this still waits for it to end. It
+  // polls, sleeping a little longer each time (at most 2 ms): a helper
+  // thread per run could still be exiting when the program ends, which
+  // LeakSanitizer's exit check does not survive.
   bool wait_within_timeout(const std::shared_ptr<Event>& event) {
-    auto waiting = std::async(std::launch::async, [event] {
-      // A failed run is a result for the tuner, not an abort under
-      // ALLOY_ABORT_ON_ERROR.
-      const alloy::detail::HandledErrorScope handled;
-      event->wait();
-    });
-    const auto limit = std::chrono::duration<double>(options.timeout_seconds);
-    const bool in_time = waiting.wait_for(limit) == std::future_status::ready;
-    waiting.get();  // rethrows what the wait threw
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                              std::chrono::duration<double>(options.timeout_seconds));
+    auto pause = std::chrono::microseconds(20);
+    bool in_time = true;
+    while (!event->is_complete()) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        in_time = false;
+        break;
+      }
+      std::this_thread::sleep_for(pause);
+      pause = std::min<std::chrono::microseconds>(pause * 2, std::chrono::milliseconds(2));
+    }
+    event->wait();  // to the end, and rethrows what the run threw
     return in_time;
   }
 
