@@ -41,7 +41,7 @@ struct TuningProgress {
 };
 
 struct TuneOptions {
-  std::string strategy = "annealing";
+  std::string strategy = "model";
   Budget budget;
   std::uint64_t seed = 1;
   MeasureOptions measure;
