@@ -25,23 +25,6 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// The share of the budget spent, from whichever limit is nearest.
-double budget_fraction(const Budget& budget, std::size_t evaluations, std::size_t space_size,
-                       double elapsed) {
-  double fraction = space_size > 0 ? double(evaluations) / double(space_size) : 1.0;
-  if (budget.evaluations && *budget.evaluations > 0) {
-    fraction = std::max(fraction, double(evaluations) / double(*budget.evaluations));
-  }
-  if (budget.space_fraction && *budget.space_fraction > 0) {
-    fraction = std::max(fraction, double(evaluations) /
-                                      std::ceil(*budget.space_fraction * double(space_size)));
-  }
-  if (budget.wall_time && budget.wall_time->count() > 0) {
-    fraction = std::max(fraction, elapsed / budget.wall_time->count());
-  }
-  return std::min(fraction, 1.0);
-}
-
 CompileOverlap overlap_for(const Device& device, const TuneOptions& options) {
   if (options.overlap) return *options.overlap;
   return device.info().type == DeviceType::cpu ? CompileOverlap::between_measurements
@@ -126,8 +109,7 @@ TuningResult tune(Runtime& runtime, Device& device, const TuningTarget& target, 
     if (options.on_progress) {
       const double elapsed = seconds_since(start);
       options.on_progress({measurement, result.evaluations, result.best_seconds,
-                           result.default_seconds, elapsed,
-                           budget_fraction(options.budget, result.evaluations, space.size(), elapsed)});
+                           result.default_seconds, elapsed, tracker.fraction_spent()});
     }
   };
   auto measure_and_log = [&](const Configuration& configuration, std::optional<std::size_t> point) {

@@ -68,6 +68,10 @@ class BudgetTracker {
   /// "no improvement"), or nothing while the search may go on.
   std::optional<std::string> exhausted() const;
 
+  /// How much of the budget is spent, 0..1, by whichever limit is nearest
+  /// (the space's size always being one): for progress bars and ETAs.
+  double fraction_spent() const;
+
   std::size_t evaluations() const { return evaluations_; }
   std::optional<double> best() const { return best_; }
 
@@ -78,6 +82,8 @@ class BudgetTracker {
   std::size_t evaluations_ = 0;
   std::size_t since_improvement_ = 0;
   std::optional<double> best_;
+
+  double space_limit() const;  ///< evaluations the space fraction allows
 };
 
 /// One step of an offline search: the point, its time and the best so far.
