@@ -36,8 +36,22 @@ void add_pending(std::vector<PendingFill>& fills, ByteRange range, Events& waits
   }
 }
 
-void drop_overlapping(std::vector<PendingFill>& fills, ByteRange range) {
-  std::erase_if(fills, [&](const PendingFill& fill) { return fill.range.overlaps(range); });
+/// A write of `written` makes pending transfers into those bytes moot (the
+/// writer waited for the ones into its own replica), but the bytes such a
+/// transfer brings around them are still on their way: readers of those
+/// must go on waiting for it.
+void trim_pending(std::vector<PendingFill>& fills, ByteRange written) {
+  std::vector<PendingFill> kept;
+  kept.reserve(fills.size());
+  for (PendingFill& fill : fills) {
+    if (!fill.range.overlaps(written)) {
+      kept.push_back(std::move(fill));
+      continue;
+    }
+    if (fill.range.begin < written.begin) kept.push_back({{fill.range.begin, written.begin}, fill.event});
+    if (written.end < fill.range.end) kept.push_back({{written.end, fill.range.end}, fill.event});
+  }
+  fills = std::move(kept);
 }
 
 void wait_on_queue(Queue& queue, const Events& events) {
@@ -99,7 +113,8 @@ BufferStorage::Replica& Coherence::replica(BufferStorage& storage, std::size_t d
   std::unique_ptr<DeviceBuffer> allocation;
   for (;;) {
     try {
-      allocation = devices_[device]->allocate(storage.size());
+      // A buffer of no bytes still needs a memory object to pass to kernels.
+      allocation = devices_[device]->allocate(std::max<std::size_t>(storage.size(), 1));
       break;
     } catch (const OutOfDeviceMemory&) {
       if (!evict_one(device, keep)) throw;
@@ -268,14 +283,14 @@ void Coherence::used_on_device(const Access& access, std::size_t device, Queue& 
   if (!writes(access.mode)) return;
   const ByteRange range = access.slice.range;
   for (auto& [other, replica] : storage.replicas()) {
-    drop_overlapping(replica.fills, range);
+    trim_pending(replica.fills, range);
     if (other == devices_[device]) {
       replica.valid.add(range);
     } else {
       replica.valid.remove(range);
     }
   }
-  drop_overlapping(storage.host_fills(), range);
+  trim_pending(storage.host_fills(), range);
   storage.host_valid().remove(range);
 }
 
@@ -305,10 +320,10 @@ void Coherence::written_on_host(const Access& access) {
   BufferStorage& storage = *access.slice.storage;
   const ByteRange range = access.slice.range;
   for (auto& [other, replica] : storage.replicas()) {
-    drop_overlapping(replica.fills, range);
+    trim_pending(replica.fills, range);
     replica.valid.remove(range);
   }
-  drop_overlapping(storage.host_fills(), range);
+  trim_pending(storage.host_fills(), range);
   storage.host_valid().add(range);
 }
 

@@ -41,6 +41,13 @@ void DependencyTracker::record(const Access& access, TaskId task, std::vector<Ta
 void DependencyTracker::record_task(Task& task, TaskId id) {
   for (const Access& access : task.accesses) {
     if (!access.slice.storage) throw InvalidArgument(task.label(id) + ": an access names no buffer");
+    const ByteRange range = access.slice.range;
+    if (range.begin > range.end || range.end > access.slice.storage->size()) {
+      throw InvalidArgument(task.label(id) + ": an access names bytes [" + std::to_string(range.begin) +
+                            ", " + std::to_string(range.end) + ") of a buffer of " +
+                            std::to_string(access.slice.storage->size()) +
+                            " bytes; make slices with Buffer::slice, which checks them");
+    }
   }
   std::vector<TaskId>& dependencies = task.dependencies;
   for (const Access& access : task.accesses) record(access, id, dependencies);

@@ -20,7 +20,7 @@ class DependencyTracker {
   /// Records every access of `task`, which gets the id `id`, and adds the
   /// tasks it must follow to its dependencies: sorted, without repeats or
   /// itself. InvalidArgument, with nothing recorded, if an access names no
-  /// buffer.
+  /// buffer or bytes outside it.
   void record_task(Task& task, TaskId id);
 
  private:

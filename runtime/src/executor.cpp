@@ -8,13 +8,15 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <thread>
+#include <utility>
 
 #include "alloy/error.hpp"
 #include "alloy/log.hpp"
 #include "coherence.hpp"
 #include "completion_watcher.hpp"
 #include "dependency_tracker.hpp"
-#include "host_workers.hpp"
+#include "host_pool.hpp"
 #include "scheduler.hpp"
 
 namespace alloy {
@@ -49,10 +51,16 @@ struct ReadyTask {
 struct TaskState {
   Task task;
   Rank rank;
+  TaskId label_id;             // its index in its graph, or as submit() returned it
+  std::uint32_t graph_run = 0;  // which run() it came from; 0: submitted alone
   std::vector<std::uint32_t> dependents;
   std::size_t unreleased = 0;  // dependencies whose dependents may not start yet
   bool released = false;       // device task enqueued, or host task finished
+  /// Runs on whichever thread finds it ready, not on a host worker: it does
+  /// nothing that takes time (synchronize's signal, a copy of no bytes).
+  bool runs_inline = false;
   std::exception_ptr error;
+  bool reported = false;  // its failure was thrown or logged by wait()
   Queue* queue = nullptr;
   std::shared_ptr<Event> event;  // a device task's completion
 };
@@ -66,6 +74,21 @@ std::string describe(std::exception_ptr error) {
     return "an exception that is not a std::exception";
   }
 }
+
+/// A copy or fill of no bytes has nothing to enqueue; it only keeps its place
+/// in the order.
+bool moves_no_bytes(const Task& task) {
+  return (task.kind == TaskKind::copy || task.kind == TaskKind::fill) &&
+         task.accesses.front().slice.range.empty();
+}
+
+/// The host task this thread is running, if any: blocking calls made from
+/// one must not wait for it.
+struct RunningHostTask {
+  const Executor::State* executor = nullptr;
+  std::uint32_t id = 0;
+};
+thread_local RunningHostTask running_host_task;
 
 /// The remaining critical path of each task of a graph, in tasks.
 std::vector<std::uint32_t> critical_paths(const Graph& graph) {
@@ -94,6 +117,7 @@ struct Executor::State {
   PerformanceModel model;
   std::unique_ptr<detail::Scheduler> scheduler;
   std::vector<std::size_t> task_counts;
+  std::uint32_t graph_runs = 0;
   bool tracks_load = false;  // some task was placed by load: lanes count what is in flight
 
   std::mutex mutex;
@@ -116,10 +140,15 @@ struct Executor::State {
   std::map<std::pair<std::size_t, std::uint64_t>, PreparedKernel> kernels;
   std::map<std::pair<std::size_t, std::uint64_t>, std::size_t> kernel_launches;
 
+  detail::HostPool host_pool;
   detail::CompletionWatcher watcher;  // last: stops before what its callbacks use
 
   // All below run with `mutex` held.
-  void append(Task task, Rank rank);
+  std::string label(std::uint32_t id) const;
+  /// Appends a task; `label_id` and `graph_run` name it in errors.
+  std::uint32_t append(Task task, Rank rank, TaskId label_id, std::uint32_t graph_run);
+  /// True if task `id` cannot start before task `running` has finished.
+  bool waits_for(std::uint32_t id, std::uint32_t running) const;
   void make_ready(std::uint32_t id);
   void drain();
   void release(std::uint32_t id);
@@ -133,8 +162,13 @@ struct Executor::State {
   void finish_host_task(std::uint32_t id, std::exception_ptr error);  // without the lock
 };
 
+unsigned host_threads(const ExecutorOptions& options) {
+  if (options.host_threads != 0) return options.host_threads;
+  return std::max(4u, std::thread::hardware_concurrency());
+}
+
 Executor::State::State(Runtime& runtime_in, ExecutorOptions options_in)
-    : runtime(runtime_in), options(std::move(options_in)) {
+    : runtime(runtime_in), options(std::move(options_in)), host_pool(host_threads(options)) {
   devices = options.devices.empty() ? runtime.devices() : options.devices;
   if (devices.empty()) {
     throw InvalidArgument("an executor needs at least one device, and the runtime has none; "
@@ -150,13 +184,23 @@ Executor::State::State(Runtime& runtime_in, ExecutorOptions options_in)
   task_counts.assign(devices.size(), 0);
 }
 
-void Executor::State::append(Task task, Rank rank) {
+std::string Executor::State::label(std::uint32_t id) const {
+  const TaskState& state = states[id];
+  std::string text = state.task.label(state.label_id);
+  if (state.graph_run != 0) text += " of graph run " + std::to_string(state.graph_run);
+  return text;
+}
+
+std::uint32_t Executor::State::append(Task task, Rank rank, TaskId label_id, std::uint32_t graph_run) {
   const auto id = static_cast<std::uint32_t>(states.size());
   tracker.record_task(task, {id});
 
   TaskState& state = states.emplace_back();
   state.task = std::move(task);
   state.rank = rank;
+  state.label_id = label_id;
+  state.graph_run = graph_run;
+  state.runs_inline = moves_no_bytes(state.task);
   if (state.task.options.priority) state.rank.priority = *state.task.options.priority;
   for (TaskId dependency : state.task.dependencies) {
     TaskState& earlier = states[dependency.index];
@@ -166,6 +210,20 @@ void Executor::State::append(Task task, Rank rank) {
     }
   }
   if (state.unreleased == 0) make_ready(id);
+  return id;
+}
+
+bool Executor::State::waits_for(std::uint32_t id, std::uint32_t running) const {
+  std::vector<std::uint32_t> pending{id};
+  std::set<std::uint32_t> seen;
+  while (!pending.empty()) {
+    const std::uint32_t next = pending.back();
+    pending.pop_back();
+    if (next == running) return true;
+    if (states[next].released || !seen.insert(next).second) continue;
+    for (TaskId dependency : states[next].task.dependencies) pending.push_back(dependency.index);
+  }
+  return false;
 }
 
 void Executor::State::make_ready(std::uint32_t id) {
@@ -193,8 +251,10 @@ void Executor::State::release(std::uint32_t id) {
 void Executor::State::fail(std::uint32_t id, std::exception_ptr error) {
   TaskState& state = states[id];
   state.error = std::move(error);
-  // Dropping the function breaks any promise it holds (synchronize's).
+  // Dropping the function breaks any promise it holds (synchronize's), and
+  // synchronize throws: that reports it.
   state.task.function = nullptr;
+  if (state.runs_inline && state.task.kind == TaskKind::host) state.reported = true;
   release(id);
 }
 
@@ -203,14 +263,14 @@ void Executor::State::start(std::uint32_t id) {
   for (TaskId dependency : state.task.dependencies) {
     const TaskState& earlier = states[dependency.index];
     if (earlier.error) {
-      const std::string why = state.task.label({id}) + " did not run: it depends on " +
-                              earlier.task.label(dependency) + ", which failed";
+      const std::string why = "it did not run: it depends on " + label(dependency.index) +
+                              ", which failed";
       fail(id, std::make_exception_ptr(Error(why)));
       return;
     }
   }
   try {
-    if (state.task.kind == TaskKind::host) {
+    if (state.task.kind == TaskKind::host || state.runs_inline) {
       start_host_task(id);
       return;  // released when it finishes
     }
@@ -248,7 +308,7 @@ void Executor::State::start_device_task(std::uint32_t id) {
     producers.push_back(earlier.event);
     if (earlier.queue != &queue) waits.push_back(earlier.event);
   }
-  coherence.reserve(task.accesses, d, [&] { return task.label({id}); });
+  coherence.reserve(task.accesses, d, [&] { return label(id); });
   std::vector<DeviceBuffer*> memories;
   for (const Access& access : task.accesses) {
     buffers.insert(access.slice.storage);
@@ -347,17 +407,26 @@ void Executor::State::start_host_task(std::uint32_t id) {
     if (writes(access.mode)) coherence.written_on_host(access);
   }
   std::erase_if(waits, [](const auto& event) { return event->is_complete(); });
+  const bool runs_inline = state.runs_inline;
+  if (waits.empty() && runs_inline) {
+    if (state.task.function) state.task.function();
+    state.task.function = nullptr;
+    release(id);
+    return;
+  }
   ++host_in_flight;
   if (waits.empty()) {
-    detail::HostWorkers::instance().post([this, id] { run_host_task(id); });
+    host_pool.post([this, id] { run_host_task(id); });
     return;
   }
   // The completion thread waits for the device work; the feeder goes on.
-  watcher.watch(std::move(waits), [this, id](std::exception_ptr failed) {
+  watcher.watch(std::move(waits), [this, id, runs_inline](std::exception_ptr failed) {
     if (failed) {
       finish_host_task(id, failed);
+    } else if (runs_inline) {
+      run_host_task(id);
     } else {
-      detail::HostWorkers::instance().post([this, id] { run_host_task(id); });
+      host_pool.post([this, id] { run_host_task(id); });
     }
   });
 }
@@ -369,11 +438,13 @@ void Executor::State::run_host_task(std::uint32_t id) {
     function = std::move(states[id].task.function);
   }
   std::exception_ptr error;
+  const RunningHostTask outer = std::exchange(running_host_task, {this, id});
   try {
     if (function) function();
   } catch (...) {
     error = std::current_exception();
   }
+  running_host_task = outer;
   function = nullptr;  // releases what it holds before dependents are told
   finish_host_task(id, error);
 }
@@ -413,6 +484,7 @@ void Executor::run(const Graph& graph, std::optional<SchedulingPolicy> policy) {
   const std::vector<std::uint32_t> paths = critical_paths(graph);
   std::lock_guard lock(state_->mutex);
   const auto first = static_cast<std::uint32_t>(state_->states.size());
+  const std::uint32_t graph_run = ++state_->graph_runs;
   // Every task is in before any starts, so the ready ones go in rank order.
   for (std::size_t i = 0; i < graph.size(); ++i) {
     const Task& original = graph.tasks()[i];
@@ -422,18 +494,19 @@ void Executor::run(const Graph& graph, std::optional<SchedulingPolicy> policy) {
     task.dependencies.clear();
     for (TaskId before : original.ordered_after) task.dependencies.push_back({first + before.index});
     if (!task.options.policy) task.options.policy = policy;
-    state_->append(std::move(task), {0, paths[i]});
+    state_->append(std::move(task), {0, paths[i]}, {static_cast<std::uint32_t>(i)}, graph_run);
   }
   state_->drain();
 }
 
-TaskId Executor::submit_only_task(const Graph& one) {
+TaskId Executor::submit_only_task(const Graph& one, bool runs_inline) {
   Task task = one.tasks().front();
   task.dependencies.clear();
   task.ordered_after.clear();
   std::lock_guard lock(state_->mutex);
   const TaskId id{static_cast<std::uint32_t>(state_->states.size())};
-  state_->append(std::move(task), {});
+  state_->append(std::move(task), {}, id, 0);
+  state_->states[id.index].runs_inline |= runs_inline;
   state_->drain();
   return id;
 }
@@ -472,7 +545,21 @@ void Executor::synchronize(const BufferSlice& slice) {
   options.name = "synchronize";
   // Only the task holds the promise: if the task is dropped unrun, the
   // promise breaks and get() below throws instead of waiting for ever.
-  host({read(slice)}, [reached = std::move(reached)] { reached->set_value(); }, std::move(options));
+  const TaskId marker = [&] {
+    Graph one;  // gone before the wait, so that it holds no copy of the promise
+    one.host({read(slice)}, [reached = std::move(reached)] { reached->set_value(); }, std::move(options));
+    return submit_only_task(one, true);
+  }();
+  if (running_host_task.executor == state_.get()) {
+    std::lock_guard lock(state_->mutex);
+    const std::uint32_t running = running_host_task.id;
+    if (state_->waits_for(marker.index, running)) {
+      throw Error("synchronize called from " + state_->label(running) +
+                  " would wait for that task itself: the slice is written by it or by a task "
+                  "after it; declare the slice among the task's accesses instead");
+    }
+  }
+  detail::HostPool::Blocked blocked;  // others' host tasks may be what it waits for
   try {
     done.get();
   } catch (const std::future_error&) {
@@ -482,6 +569,13 @@ void Executor::synchronize(const BufferSlice& slice) {
 
 void Executor::wait() {
   State& state = *state_;
+  if (running_host_task.executor == &state) {
+    std::lock_guard lock(state.mutex);
+    throw Error("wait called from " + state.label(running_host_task.id) +
+                " of the same executor would wait for that task itself; use synchronize on the "
+                "slices it needs, or wait from outside the executor's tasks");
+  }
+  detail::HostPool::Blocked blocked;
   std::unique_lock lock(state.mutex);
   state.host_idle.wait(lock, [&] { return state.host_in_flight == 0; });
   const std::size_t count = state.states.size();
@@ -524,10 +618,13 @@ void Executor::wait() {
   for (auto& [id, error] : device_failures) {
     if (!state.states[id].error) state.states[id].error = error;
   }
-  std::string first_failure;
-  for (std::uint32_t id = 0; id < count && first_failure.empty(); ++id) {
-    const TaskState& task = state.states[id];
-    if (task.error) first_failure = task.task.label({id}) + " failed: " + describe(task.error);
+  // Each failure is reported once: the first is thrown, the others logged.
+  std::vector<std::string> failures;
+  for (std::uint32_t id = 0; id < count; ++id) {
+    TaskState& task = state.states[id];
+    if (!task.error || task.reported) continue;
+    task.reported = true;
+    failures.push_back(state.label(id) + " failed: " + describe(task.error));
   }
   // Forget finished work unless more arrived meanwhile; buffers keep their
   // state, and those only this executor still holds give their memory back.
@@ -549,7 +646,11 @@ void Executor::wait() {
     }
   }
   lock.unlock();
-  if (!first_failure.empty()) throw Error(first_failure);
+  if (failures.empty()) return;
+  for (std::size_t i = 1; i < failures.size(); ++i) log_warning("wait: " + failures[i]);
+  if (failures.size() == 1) throw Error(failures.front());
+  throw Error(failures.front() + " (and " + std::to_string(failures.size() - 1) +
+              " more failures, each logged)");
 }
 
 const std::vector<Device*>& Executor::devices() const { return state_->devices; }

@@ -109,6 +109,14 @@ TaskId Graph::copy(BufferSlice from, BufferSlice to, TaskOptions options) {
     throw InvalidArgument("copy of " + std::to_string(from.range.size()) + " bytes into a slice of " +
                           std::to_string(to.range.size()) + " bytes; slices must be the same size");
   }
+  // Backends copy in one pass, front to back or otherwise: overlapping
+  // bytes would come out in an order nobody chose.
+  if (from.storage == to.storage && from.range.overlaps(to.range)) {
+    throw InvalidArgument("copy from bytes [" + std::to_string(from.range.begin) + ", " +
+                          std::to_string(from.range.end) + ") to bytes [" +
+                          std::to_string(to.range.begin) + ", " + std::to_string(to.range.end) +
+                          ") of the same buffer: the ranges overlap; copy through a second buffer");
+  }
   Task task;
   task.kind = TaskKind::copy;
   task.options = std::move(options);

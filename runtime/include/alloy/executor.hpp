@@ -27,6 +27,10 @@ struct ExecutorOptions {
   /// the device's own memory limits. Beyond it, least recently used replicas
   /// are written back and freed.
   std::size_t device_memory_limit = 0;
+  /// Host tasks that may run at once; 0: the cores, but at least 4. A host
+  /// task blocked in synchronize or wait (of any executor) does not count,
+  /// so what it waits for can still run.
+  unsigned host_threads = 0;
 };
 
 /// Runs tasks on devices with data-flow ordering: each task starts once the
@@ -66,14 +70,18 @@ class Executor {
               TaskOptions options = {});
 
   /// Blocks until the host copy of the slice reflects every task submitted
-  /// so far that writes it; other work goes on.
+  /// so far that writes it; other work goes on. Needs no host worker. From a
+  /// host task of this executor, Error if the slice waits for that task.
   void synchronize(const BufferSlice& slice);
   template <class T>
   void synchronize(const Buffer<T>& buffer) { synchronize(buffer.whole()); }
 
-  /// Blocks until all submitted work is done, then throws the first failure
-  /// (an Error naming the task); the executor stays usable either way. When
-  /// several threads wait at once, one of them throws it.
+  /// Blocks until all submitted work is done, then reports every failure
+  /// not reported before: throws the first (an Error naming the task and
+  /// how many more there were) and logs the others as warnings. The
+  /// executor stays usable either way. When several threads wait at once,
+  /// each failure goes to one of them. Error at once when called from one
+  /// of this executor's host tasks, which it would wait for.
   void wait();
 
   const std::vector<Device*>& devices() const;
@@ -85,8 +93,9 @@ class Executor {
   struct State;  ///< defined in executor.cpp
 
  private:
-  /// Submits the single task of `one`, whose edges are inferred again here.
-  TaskId submit_only_task(const Graph& one);
+  /// Submits the single task of `one`, whose edges are inferred again here;
+  /// `runs_inline` for a host task that only signals (synchronize's).
+  TaskId submit_only_task(const Graph& one, bool runs_inline = false);
 
   std::unique_ptr<State> state_;
 };

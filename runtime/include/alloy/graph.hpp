@@ -112,6 +112,8 @@ class Graph {
   /// Runtime::tuned), or the kernel's defaults without one.
   TaskId kernel(const TunableKernel& kernel, Extent problem, std::vector<TaskArg> args,
                 TaskOptions options = {});
+  /// Copies `from` into `to`: slices of one size that do not overlap
+  /// (InvalidArgument otherwise). A copy of no bytes does nothing.
   TaskId copy(BufferSlice from, BufferSlice to, TaskOptions options = {});
   /// Repeats a 1-, 2- or 4-byte `value` over the slice.
   template <class T>

@@ -1,0 +1,74 @@
+// Host task threads, and workers blocked in the runtime.
+#include "host_pool.hpp"
+
+namespace alloy::detail {
+namespace {
+
+thread_local HostPool* current_pool = nullptr;  // the pool whose worker this thread is
+
+}  // namespace
+
+HostPool::HostPool(unsigned limit) : limit_(limit == 0 ? 1 : limit) {}
+
+HostPool::~HostPool() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  work_ready_.notify_all();
+  for (std::thread& thread : threads_) thread.join();
+}
+
+void HostPool::post(std::function<void()> work) {
+  {
+    std::lock_guard lock(mutex_);
+    queue_.push_back(std::move(work));
+    start_work();
+  }
+}
+
+void HostPool::start_work() {
+  if (queue_.empty() || running_ >= limit_) return;
+  const std::size_t idle = threads_.size() - running_ - blocked_;
+  // Queued work beyond the idle threads needs a thread of its own.
+  if (idle >= queue_.size()) {
+    work_ready_.notify_one();
+    return;
+  }
+  threads_.emplace_back([this] { work_loop(); });
+}
+
+void HostPool::work_loop() {
+  current_pool = this;
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    work_ready_.wait(lock, [&] { return (!queue_.empty() && running_ < limit_) || stopping_; });
+    if (queue_.empty()) return;  // stopping, and nothing left
+    std::function<void()> work = std::move(queue_.front());
+    queue_.pop_front();
+    ++running_;
+    lock.unlock();
+    work();
+    work = nullptr;  // what it holds goes before the next task starts
+    lock.lock();
+    --running_;
+    start_work();  // more may be queued than the idle threads took
+  }
+}
+
+HostPool::Blocked::Blocked() : pool_(current_pool) {
+  if (!pool_) return;
+  std::lock_guard lock(pool_->mutex_);
+  --pool_->running_;
+  ++pool_->blocked_;
+  pool_->start_work();
+}
+
+HostPool::Blocked::~Blocked() {
+  if (!pool_) return;
+  std::lock_guard lock(pool_->mutex_);
+  --pool_->blocked_;
+  ++pool_->running_;  // may exceed the limit until it finishes
+}
+
+}  // namespace alloy::detail

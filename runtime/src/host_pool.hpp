@@ -1,0 +1,60 @@
+// Threads that run one executor's host tasks (internal to the runtime).
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace alloy::detail {
+
+/// Runs host tasks on threads of its own, at most `limit` at once, starting
+/// threads as work arrives. Host tasks may block (on I/O, or in another
+/// executor's synchronize), which is why these are plain threads and not
+/// oneTBB's: oneTBB sizes its workers by the cores, and a task that blocks
+/// there holds a core's worth of every executor's host work.
+///
+/// A worker that blocks inside the runtime says so (Blocked): while it
+/// waits, it does not count against the limit, so work it waits for can
+/// still start. Thread-safe.
+class HostPool {
+ public:
+  explicit HostPool(unsigned limit);
+  /// Runs what is queued, then joins every thread.
+  ~HostPool();
+  HostPool(const HostPool&) = delete;
+  HostPool& operator=(const HostPool&) = delete;
+
+  void post(std::function<void()> work);
+
+  /// While it lives, the calling thread, if a worker of some pool, counts
+  /// as blocked rather than running. Does nothing on other threads.
+  class Blocked {
+   public:
+    Blocked();
+    ~Blocked();
+    Blocked(const Blocked&) = delete;
+    Blocked& operator=(const Blocked&) = delete;
+
+   private:
+    HostPool* pool_;
+  };
+
+ private:
+  void work_loop();
+  /// With `mutex_` held: wakes an idle worker or starts one, if the limit allows.
+  void start_work();
+
+  const unsigned limit_;
+  std::mutex mutex_;
+  std::condition_variable work_ready_;
+  std::deque<std::function<void()>> queue_;
+  std::vector<std::thread> threads_;
+  unsigned running_ = 0;  // workers running a task and not blocked
+  unsigned blocked_ = 0;  // workers running a task, blocked in the runtime
+  bool stopping_ = false;
+};
+
+}  // namespace alloy::detail

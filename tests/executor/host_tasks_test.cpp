@@ -1,0 +1,195 @@
+// Host tasks: independent ones run at once, up to the executor's pool size;
+// blocking calls made from them (synchronize, wait) never deadlock the
+// runtime, or are refused with an error. A deadlock is reported as a failure
+// after a timeout, not left to hang.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <future>
+#include <mutex>
+#include <thread>
+
+#include "embedded/conformance_source.hpp"
+#include "support/test_devices.hpp"
+
+namespace alloy::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+const ProgramSource conformance{"conformance.cl", std::string(alloy_kernels::conformance_source), ""};
+
+/// Runs `body` on a thread of its own; a body still running after `limit`
+/// is a deadlock: reported, then the test executable ends, since a blocked
+/// thread cannot be joined.
+void finishes_within(std::chrono::seconds limit, const char* what, std::function<void()> body) {
+  auto done = std::async(std::launch::async, std::move(body));
+  if (done.wait_for(limit) != std::future_status::ready) {
+    FAIL_CHECK(what << " did not finish within " << limit.count() << " s: deadlock");
+    std::quick_exit(1);
+  }
+  done.get();
+}
+
+/// Opens once `count` threads arrived, or after a time limit; says which.
+class Rendezvous {
+ public:
+  explicit Rendezvous(int count) : missing_(count) {}
+  bool arrive_and_wait(std::chrono::seconds limit) {
+    std::unique_lock lock(mutex_);
+    if (--missing_ == 0) all_here_.notify_all();
+    return all_here_.wait_for(lock, limit, [&] { return missing_ <= 0; });
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable all_here_;
+  int missing_;
+};
+
+ExecutorOptions with_host_threads(unsigned threads) {
+  ExecutorOptions options = on_selected_devices();
+  options.devices.resize(1);
+  options.host_threads = threads;
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("Executor.HostTasks.independent_ones_run_at_once") {
+  if (!have_devices(1)) return;
+  // Six tasks that can only finish once all six have started: one at a
+  // time, none would. The pool is sized past the two cores CI has.
+  Executor executor(runtime(), with_host_threads(6));
+  Buffer<int> data(6);
+  Rendezvous all_six(6);
+  std::atomic<int> met{0};
+  for (int t = 0; t < 6; ++t) {
+    executor.host({read_write(data.slice(t, 1))}, [&] {
+      if (all_six.arrive_and_wait(20s)) ++met;
+    });
+  }
+  executor.wait();
+  CHECK(met == 6);
+}
+
+TEST_CASE("Executor.HostTasks.pool_size_bounds_how_many_run") {
+  if (!have_devices(1)) return;
+  Executor executor(runtime(), with_host_threads(2));
+  std::atomic<int> running{0};
+  std::atomic<int> most{0};
+  for (int t = 0; t < 8; ++t) {
+    executor.host({}, [&] {
+      const int now = ++running;
+      int seen = most;
+      while (now > seen && !most.compare_exchange_weak(seen, now)) {
+      }
+      std::this_thread::sleep_for(20ms);
+      --running;
+    });
+  }
+  executor.wait();
+  CHECK(most <= 2);
+  CHECK(most >= 1);
+}
+
+TEST_CASE("Executor.HostTasks.synchronize_is_not_held_up_by_other_executors") {
+  if (!have_devices(1)) return;
+  // Executor A's only host thread is busy until B's synchronize returned.
+  Executor busy(runtime(), with_host_threads(1));
+  Executor idle(runtime(), with_host_threads(1));
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  busy.host({}, [released] { released.wait_for(30s); });
+  Buffer<int> data(64);
+  idle.kernel(conformance, "add_to_range", {Extent(64)}, {0, 64, 7, read_write(data)});
+  finishes_within(20s, "synchronize on an idle executor", [&] { idle.synchronize(data); });
+  CHECK(data.host()[63] == 7);
+  release.set_value();
+  busy.wait();
+  idle.wait();
+}
+
+TEST_CASE("Executor.HostTasks.may_synchronize_another_executor") {
+  if (!have_devices(1)) return;
+  // One host thread each: A's task blocks in B's synchronize, which needs
+  // B's host task and its device work.
+  Executor first(runtime(), with_host_threads(1));
+  Executor second(runtime(), with_host_threads(1));
+  Buffer<int> shared_result(64);
+  Buffer<int> mine(1);
+  second.kernel(conformance, "add_to_range", {Extent(64)}, {0, 64, 2, read_write(shared_result)});
+  second.host({read_write(shared_result)}, [&] {
+    for (int& value : shared_result.host()) value *= 10;
+  });
+  int seen = 0;
+  first.host({write(mine)}, [&] {
+    second.synchronize(shared_result);
+    seen = shared_result.host()[0];
+    mine.host()[0] = seen;
+  });
+  finishes_within(20s, "a host task synchronizing another executor", [&] { first.wait(); });
+  CHECK(seen == 20);
+  second.wait();
+}
+
+TEST_CASE("Executor.HostTasks.may_synchronize_own_executor_on_other_work") {
+  if (!have_devices(1)) return;
+  // One host thread: the task waits for another host task of its own
+  // executor, which can run only because the waiting one lends its place.
+  Executor executor(runtime(), with_host_threads(1));
+  Buffer<int> input(16);
+  Buffer<int> output(16);
+  std::promise<void> submitted;
+  auto all_submitted = submitted.get_future().share();
+  executor.host({read_write(output)}, [&, all_submitted] {
+    all_submitted.wait();
+    executor.synchronize(input);  // written by the task submitted next
+    for (int i = 0; i < 16; ++i) output.host()[i] = input.host()[i] + 1;
+  });
+  executor.host({write(input)}, [&] {
+    for (int& value : input.host()) value = 41;
+  });
+  submitted.set_value();
+  finishes_within(20s, "a host task synchronizing its own executor", [&] { executor.wait(); });
+  executor.synchronize(output);
+  CHECK(output.host()[15] == 42);
+}
+
+TEST_CASE("Executor.HostTasks.blocking_on_itself_is_refused") {
+  if (!have_devices(1)) return;
+  Executor executor(runtime(), with_host_threads(2));
+  Buffer<int> data(16);
+  Buffer<int> later(16);
+  std::string synchronize_error;
+  std::string wait_error;
+  std::string transitive_error;
+  std::promise<void> submitted;
+  auto all_submitted = submitted.get_future().share();
+  executor.host({write(data)}, [&, all_submitted] {
+    all_submitted.wait();
+    try {
+      executor.synchronize(data);  // written by this very task
+    } catch (const Error& error) {
+      synchronize_error = error.what();
+    }
+    try {
+      executor.synchronize(later);  // written by a kernel that reads this task's output
+    } catch (const Error& error) {
+      transitive_error = error.what();
+    }
+    try {
+      executor.wait();
+    } catch (const Error& error) {
+      wait_error = error.what();
+    }
+  });
+  executor.kernel(conformance, "copy_range", {Extent(16)}, {0, 0, 16, read(data), write(later)});
+  submitted.set_value();
+  finishes_within(20s, "a host task blocking on itself", [&] { executor.wait(); });
+  CHECK(synchronize_error.find("would wait for that task itself") != std::string::npos);
+  CHECK(transitive_error.find("would wait for that task itself") != std::string::npos);
+  CHECK(wait_error.find("wait called from task 0") != std::string::npos);
+}
+
+}  // namespace alloy::test

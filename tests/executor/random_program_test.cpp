@@ -1,0 +1,354 @@
+// Random programs run by the executor and checked against a sequential model
+// on the host: kernels, copies, fills and host tasks over overlapping and
+// nested slices (a task writing part of what another still fills, single
+// elements written inside read ranges, reductions), graphs replayed several
+// times, 1-3 compute lanes, one or two devices, memory caps that force
+// eviction, and two executors on one runtime at once.
+//
+// By default as many programs as fit in 60 s run (ALLOY_RANDOM_SECONDS
+// changes that); ALLOY_RANDOM_PROGRAMS=N runs exactly N. The first program's
+// seed is random and printed; ALLOY_RANDOM_SEED=<seed> starts from it, and
+// ALLOY_RANDOM_PROGRAMS=1 with it replays the one program a failure names.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "embedded/conformance_source.hpp"
+#include "support/test_devices.hpp"
+
+namespace alloy::test {
+namespace {
+
+const ProgramSource kernels{"conformance.cl", std::string(alloy_kernels::conformance_source), ""};
+constexpr int elements = 256;
+
+/// One step of a program, applied to the executor or to the host model.
+struct Step {
+  enum Kind { scale, host_scale, reduce, host_reduce, kernel_copy, copy, fill, observe };
+  Kind kind = scale;
+  int source = 0;  // buffer read (the only buffer of scale, fill, observe)
+  int target = 0;  // buffer written by reduce and the copies
+  int first = 0;   // range read or changed: [first, first + count)
+  int count = 1;
+  int to = 0;      // where a copy writes, or the element a reduction writes
+  std::uint32_t factor = 1;
+  std::uint32_t offset = 0;  // also the fill value
+  int record = -1;           // observe: where what it sees is kept
+};
+
+const char* name(Step::Kind kind) {
+  static constexpr const char* names[] = {"scale",       "host_scale", "reduce", "host_reduce",
+                                          "kernel_copy", "copy",       "fill",   "observe"};
+  return names[kind];
+}
+
+std::string describe(const Step& step) {
+  std::ostringstream text;
+  text << name(step.kind) << " B" << step.source << "[" << step.first << ", "
+       << step.first + step.count << ")";
+  if (step.kind == Step::reduce || step.kind == Step::host_reduce) {
+    text << " -> B" << step.target << "[" << step.to << "]";
+  }
+  if (step.kind == Step::kernel_copy || step.kind == Step::copy) {
+    text << " -> B" << step.target << "[" << step.to << ", " << step.to + step.count << ")";
+  }
+  return text.str();
+}
+
+/// Mostly short ranges, so that partial and nested overlaps are common.
+int random_count(std::mt19937& random) {
+  switch (random() % 4) {
+    case 0: return 1;
+    case 1: return 1 + static_cast<int>(random() % 8);
+    case 2: return 1 + static_cast<int>(random() % 64);
+    default: return 1 + static_cast<int>(random() % elements);
+  }
+}
+
+Step random_step(std::mt19937& random, int buffers, int& records) {
+  Step step;
+  step.kind = static_cast<Step::Kind>(random() % 8);
+  step.source = static_cast<int>(random() % buffers);
+  step.target = static_cast<int>(random() % buffers);
+  step.count = random_count(random);
+  step.first = static_cast<int>(random() % (elements - step.count + 1));
+  step.factor = 1 + static_cast<std::uint32_t>(random() % 5);
+  step.offset = static_cast<std::uint32_t>(random() % 1000);
+  switch (step.kind) {
+    case Step::reduce:
+    case Step::host_reduce:
+      // Half the time the element written lies inside the range read.
+      step.to = random() % 2 == 0 ? step.first + static_cast<int>(random() % step.count)
+                                  : static_cast<int>(random() % elements);
+      if (random() % 2 == 0) step.target = step.source;
+      break;
+    case Step::kernel_copy:
+    case Step::copy: {
+      step.to = static_cast<int>(random() % (elements - step.count + 1));
+      const bool overlap = step.to < step.first + step.count && step.first < step.to + step.count;
+      if (step.target == step.source && overlap) step.target = (step.source + 1) % buffers;
+      if (step.target == step.source && overlap) step.kind = Step::scale;  // one buffer only
+      break;
+    }
+    case Step::observe:
+      step.record = records++;
+      break;
+    default:
+      break;
+  }
+  return step;
+}
+
+using Values = std::vector<std::uint32_t>;
+
+void apply_on_host(const Step& step, std::vector<Values>& model, std::vector<std::vector<Values>>& seen) {
+  Values& source = model[step.source];
+  Values& target = model[step.target];
+  switch (step.kind) {
+    case Step::scale:
+    case Step::host_scale:
+      for (int i = 0; i < step.count; ++i) {
+        source[step.first + i] = source[step.first + i] * step.factor + step.offset;
+      }
+      break;
+    case Step::reduce:
+    case Step::host_reduce: {
+      std::uint32_t sum = 0;
+      for (int i = 0; i < step.count; ++i) sum += source[step.first + i];
+      target[step.to] = sum;
+      break;
+    }
+    case Step::kernel_copy:
+    case Step::copy: {
+      const Values from(source.begin() + step.first, source.begin() + step.first + step.count);
+      std::copy(from.begin(), from.end(), target.begin() + step.to);
+      break;
+    }
+    case Step::fill:
+      std::fill_n(source.begin() + step.first, step.count, step.offset);
+      break;
+    case Step::observe:
+      seen[step.record].emplace_back(source.begin() + step.first,
+                                     source.begin() + step.first + step.count);
+      break;
+  }
+}
+
+/// What host tasks saw, per observe step, one entry per time it ran.
+struct Observations {
+  std::mutex mutex;
+  std::vector<std::vector<Values>> seen;
+};
+
+/// Adds the step to an Executor (tasks one by one) or to a Graph: both take
+/// the same calls.
+template <class Target>
+void submit(const Step& step, Target& target, std::vector<Buffer<std::uint32_t>>& buffers,
+            Observations& observations) {
+  Buffer<std::uint32_t> source = buffers[step.source];
+  Buffer<std::uint32_t> written = buffers[step.target];
+  const BufferSlice range = source.slice(step.first, step.count);
+  const int work_items = static_cast<int>(round_up(step.count, 32));
+  switch (step.kind) {
+    case Step::scale:
+      target.kernel(kernels, "scale_range", {Extent(work_items)},
+                    {step.first, step.count, step.factor, step.offset, read_write(range)});
+      break;
+    case Step::host_scale:
+      target.host({read_write(range)}, [source, step]() mutable {
+        for (int i = 0; i < step.count; ++i) {
+          source.host()[step.first + i] = source.host()[step.first + i] * step.factor + step.offset;
+        }
+      });
+      break;
+    case Step::reduce:
+      target.kernel(kernels, "sum_range", {Extent(1)},
+                    {step.first, step.count, step.to, read(range), write(written.slice(step.to, 1))});
+      break;
+    case Step::host_reduce:
+      target.host({read(range), write(written.slice(step.to, 1))}, [source, written, step]() mutable {
+        std::uint32_t sum = 0;
+        for (int i = 0; i < step.count; ++i) sum += source.host()[step.first + i];
+        written.host()[step.to] = sum;
+      });
+      break;
+    case Step::kernel_copy:
+      target.kernel(kernels, "copy_range", {Extent(work_items)},
+                    {step.first, step.to, step.count, read(range),
+                     write(written.slice(step.to, step.count))});
+      break;
+    case Step::copy:
+      target.copy(range, written.slice(step.to, step.count));
+      break;
+    case Step::fill:
+      target.fill(range, step.offset);
+      break;
+    case Step::observe:
+      target.host({read(range)}, [source, step, &observations]() mutable {
+        const auto values = source.host().subspan(step.first, step.count);
+        std::lock_guard lock(observations.mutex);
+        observations.seen[step.record].emplace_back(values.begin(), values.end());
+      });
+      break;
+  }
+}
+
+/// One executor's share of a program: its own buffers, steps and settings.
+struct Part {
+  ExecutorOptions options;
+  int buffers = 2;
+  std::vector<Step> steps;
+  int records = 0;
+  int runs = 1;         // the steps are submitted this many times
+  bool as_graph = false;
+  bool wait_between_runs = false;
+
+  std::string describe() const {
+    std::ostringstream text;
+    text << options.devices.size() << " device(s), " << options.compute_lanes << " lane(s), policy "
+         << static_cast<int>(options.policy) << ", memory cap " << options.device_memory_limit
+         << ", " << buffers << " buffers, " << runs << (as_graph ? " graph run(s)" : " submission(s)")
+         << (wait_between_runs ? " with wait()" : "") << ":";
+    for (const Step& step : steps) text << "\n  " << alloy::test::describe(step);
+    return text.str();
+  }
+};
+
+Part random_part(std::mt19937& random, const std::vector<Device*>& devices) {
+  Part part;
+  const std::size_t device_count = devices.size() >= 2 && random() % 2 == 0 ? 2 : 1;
+  const std::size_t first_device = random() % (devices.size() - device_count + 1);
+  part.options.devices.assign(devices.begin() + static_cast<long>(first_device),
+                              devices.begin() + static_cast<long>(first_device + device_count));
+  part.options.compute_lanes = 1 + static_cast<unsigned>(random() % 3);
+  part.options.policy = static_cast<SchedulingPolicy>(random() % 3);
+  part.buffers = 2 + static_cast<int>(random() % 3);
+  // Room for two buffers per device, the most one task uses: replicas are
+  // evicted and written back all the time.
+  if (random() % 3 == 0) part.options.device_memory_limit = 2 * elements * sizeof(std::uint32_t);
+  part.runs = 1 + static_cast<int>(random() % 3);
+  part.as_graph = random() % 2 == 0;
+  part.wait_between_runs = random() % 4 == 0;
+  const int length = 4 + static_cast<int>(random() % 20);
+  for (int s = 0; s < length; ++s) part.steps.push_back(random_step(random, part.buffers, part.records));
+  return part;
+}
+
+/// Runs one part on its own executor; returns what went wrong, or "".
+std::string run_part(const Part& part, unsigned buffer_seed) {
+  std::vector<Values> model(part.buffers, Values(elements));
+  std::mt19937 random(buffer_seed);
+  std::vector<Buffer<std::uint32_t>> buffers;
+  for (Values& values : model) {
+    for (auto& value : values) value = static_cast<std::uint32_t>(random() % 100);
+    buffers.emplace_back(std::span<const std::uint32_t>(values));
+  }
+  std::vector<std::vector<Values>> expected_seen(part.records);
+  Observations observations;
+  observations.seen.resize(part.records);
+  for (int run = 0; run < part.runs; ++run) {
+    for (const Step& step : part.steps) apply_on_host(step, model, expected_seen);
+  }
+
+  Executor executor(runtime(), part.options);
+  Graph graph;
+  if (part.as_graph) {
+    for (const Step& step : part.steps) submit(step, graph, buffers, observations);
+  }
+  for (int run = 0; run < part.runs; ++run) {
+    if (part.as_graph) {
+      executor.run(graph);
+    } else {
+      for (const Step& step : part.steps) submit(step, executor, buffers, observations);
+    }
+    if (part.wait_between_runs) executor.wait();
+  }
+  for (auto& buffer : buffers) executor.synchronize(buffer);
+  executor.wait();
+
+  for (int b = 0; b < part.buffers; ++b) {
+    const auto host = buffers[b].host();
+    for (int i = 0; i < elements; ++i) {
+      if (host[i] != model[b][i]) {
+        return "B" + std::to_string(b) + "[" + std::to_string(i) + "] is " + std::to_string(host[i]) +
+               ", the model says " + std::to_string(model[b][i]);
+      }
+    }
+  }
+  // Runs of one observe step that no write separates may come in any order.
+  for (int r = 0; r < part.records; ++r) {
+    auto seen = observations.seen[r];
+    auto expected = expected_seen[r];
+    std::sort(seen.begin(), seen.end());
+    std::sort(expected.begin(), expected.end());
+    if (seen != expected) return "observe step #" + std::to_string(r) + " saw other values than the model";
+  }
+  return "";
+}
+
+std::string run_part_safely(const Part& part, unsigned buffer_seed) {
+  try {
+    return run_part(part, buffer_seed);
+  } catch (const std::exception& error) {
+    return std::string("threw: ") + error.what();
+  }
+}
+
+/// One program: one or two parts, the second on its own executor and thread.
+/// False if it went wrong.
+bool check_program(unsigned seed, const std::vector<Device*>& devices) {
+  std::mt19937 random(seed);
+  std::vector<Part> parts{random_part(random, devices)};
+  if (random() % 3 == 0) parts.push_back(random_part(random, devices));
+  std::vector<std::string> failures(parts.size());
+  std::vector<std::thread> threads;
+  for (std::size_t p = 1; p < parts.size(); ++p) {
+    threads.emplace_back([&, p] { failures[p] = run_part_safely(parts[p], seed + static_cast<unsigned>(p)); });
+  }
+  failures[0] = run_part_safely(parts[0], seed);
+  for (auto& thread : threads) thread.join();
+  bool right = true;
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    if (failures[p].empty()) continue;
+    right = false;
+    FAIL_CHECK("program seed " << seed << " (replay: ALLOY_RANDOM_SEED=" << seed
+                               << " ALLOY_RANDOM_PROGRAMS=1), executor " << p << ": " << failures[p]
+                               << "\n" << parts[p].describe());
+  }
+  return right;
+}
+
+unsigned long environment_number(const char* name, unsigned long otherwise) {
+  const char* text = std::getenv(name);
+  return text && *text ? std::strtoul(text, nullptr, 10) : otherwise;
+}
+
+}  // namespace
+
+TEST_CASE("Executor.RandomPrograms.match_the_sequential_model") {
+  if (!have_devices(1)) return;
+  const std::vector<Device*> devices = selected_devices();
+  const auto base_seed = static_cast<unsigned>(environment_number("ALLOY_RANDOM_SEED", std::random_device{}()));
+  const unsigned long count = environment_number("ALLOY_RANDOM_PROGRAMS", 0);
+  const auto budget = std::chrono::seconds(environment_number("ALLOY_RANDOM_SECONDS", 60));
+  MESSAGE("random programs from seed " << base_seed << " (ALLOY_RANDOM_SEED) on "
+                                       << devices.size() << " device(s)");
+  const auto start = std::chrono::steady_clock::now();
+  unsigned long programs = 0;
+  unsigned long wrong = 0;
+  while (count != 0 ? programs < count : std::chrono::steady_clock::now() - start < budget) {
+    if (!check_program(base_seed + static_cast<unsigned>(programs), devices)) ++wrong;
+    ++programs;
+    if (wrong == 10) break;  // enough to go on; the rest would only repeat
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  MESSAGE(programs << " random programs in " << seconds << " s, " << wrong << " wrong; seeds "
+                   << base_seed << " to " << base_seed + programs - 1);
+}
+
+}  // namespace alloy::test
