@@ -347,6 +347,7 @@ TEST_CASE("Executor.RandomPrograms.match_the_sequential_model") {
     if (wrong == 10) break;  // enough to go on; the rest would only repeat
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(wrong == 0);
   MESSAGE(programs << " random programs in " << seconds << " s, " << wrong << " wrong; seeds "
                    << base_seed << " to " << base_seed + programs - 1);
 }
