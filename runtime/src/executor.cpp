@@ -158,7 +158,9 @@ struct Executor::State {
   void start_host_task(std::uint32_t id);
   void measure(const Task& task, std::size_t device, const std::shared_ptr<Event>& done,
                std::vector<detail::Coherence::Transfer> transfers);
-  void run_host_task(std::uint32_t id);  // on a host worker, without the lock
+  /// On a host worker (or the completion thread), without the lock; the
+  /// function travels with the work, so running it takes the lock once.
+  void run_host_task(std::uint32_t id, std::function<void()> function);
   void finish_host_task(std::uint32_t id, std::exception_ptr error);  // without the lock
 };
 
@@ -415,28 +417,30 @@ void Executor::State::start_host_task(std::uint32_t id) {
     return;
   }
   ++host_in_flight;
+  std::function<void()> function = std::move(state.task.function);
   if (waits.empty()) {
-    host_pool.post([this, id] { run_host_task(id); });
+    host_pool.post([this, id, function = std::move(function)]() mutable {
+      run_host_task(id, std::move(function));
+    });
     return;
   }
   // The completion thread waits for the device work; the feeder goes on.
-  watcher.watch(std::move(waits), [this, id, runs_inline](std::exception_ptr failed) {
+  watcher.watch(std::move(waits), [this, id, runs_inline, function = std::move(function)](
+                                      std::exception_ptr failed) mutable {
     if (failed) {
+      function = nullptr;  // breaks the promise of a synchronize waiting on it
       finish_host_task(id, failed);
     } else if (runs_inline) {
-      run_host_task(id);
+      run_host_task(id, std::move(function));
     } else {
-      host_pool.post([this, id] { run_host_task(id); });
+      host_pool.post([this, id, function = std::move(function)]() mutable {
+        run_host_task(id, std::move(function));
+      });
     }
   });
 }
 
-void Executor::State::run_host_task(std::uint32_t id) {
-  std::function<void()> function;
-  {
-    std::lock_guard lock(mutex);
-    function = std::move(states[id].task.function);
-  }
+void Executor::State::run_host_task(std::uint32_t id, std::function<void()> function) {
   std::exception_ptr error;
   const RunningHostTask outer = std::exchange(running_host_task, {this, id});
   try {
@@ -457,8 +461,8 @@ void Executor::State::finish_host_task(std::uint32_t id, std::exception_ptr erro
     release(id);
   }
   drain();
-  --host_in_flight;
-  host_idle.notify_all();
+  // Only the last one wakes wait(): its condition.
+  if (--host_in_flight == 0) host_idle.notify_all();
 }
 
 Executor::Executor(Runtime& runtime, ExecutorOptions options)

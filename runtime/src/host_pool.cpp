@@ -29,13 +29,16 @@ void HostPool::post(std::function<void()> work) {
 
 void HostPool::start_work() {
   if (queue_.empty() || running_ >= limit_) return;
-  const std::size_t idle = threads_.size() - running_ - blocked_;
-  // Queued work beyond the idle threads needs a thread of its own.
-  if (idle >= queue_.size()) {
+  // Blocked workers hold their threads: only the others count against the
+  // limit. Queued work beyond the idle threads needs a thread of its own,
+  // up to the limit.
+  const std::size_t unblocked = threads_.size() - blocked_;
+  const std::size_t idle = unblocked - running_;
+  if (idle < queue_.size() && unblocked < limit_) {
+    threads_.emplace_back([this] { work_loop(); });
+  } else if (idle > 0) {
     work_ready_.notify_one();
-    return;
   }
-  threads_.emplace_back([this] { work_loop(); });
 }
 
 void HostPool::work_loop() {
