@@ -454,6 +454,7 @@ void Executor::State::run_host_task(std::uint32_t id, std::function<void()> func
 }
 
 void Executor::State::finish_host_task(std::uint32_t id, std::exception_ptr error) {
+  detail::HostPool::Finishing finishing;  // this thread runs the next ready host task
   std::lock_guard lock(mutex);
   if (error) {
     fail(id, error);

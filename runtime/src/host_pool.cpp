@@ -1,10 +1,13 @@
 // Host task threads, and workers blocked in the runtime.
 #include "host_pool.hpp"
 
+#include <utility>
+
 namespace alloy::detail {
 namespace {
 
 thread_local HostPool* current_pool = nullptr;  // the pool whose worker this thread is
+thread_local bool finishing = false;            // see HostPool::Finishing
 
 }  // namespace
 
@@ -32,9 +35,12 @@ void HostPool::start_work() {
   // Blocked workers hold their threads: only the others count against the
   // limit. Queued work beyond the idle threads needs a thread of its own,
   // up to the limit.
+  std::size_t waiting = queue_.size();
+  if (finishing && current_pool == this) --waiting;  // the caller takes one next
+  if (waiting == 0) return;
   const std::size_t unblocked = threads_.size() - blocked_;
   const std::size_t idle = unblocked - running_;
-  if (idle < queue_.size() && unblocked < limit_) {
+  if (idle < waiting && unblocked < limit_) {
     threads_.emplace_back([this] { work_loop(); });
   } else if (idle > 0) {
     work_ready_.notify_one();
@@ -58,6 +64,10 @@ void HostPool::work_loop() {
     start_work();  // more may be queued than the idle threads took
   }
 }
+
+HostPool::Finishing::Finishing() : outer_(std::exchange(finishing, true)) {}
+
+HostPool::Finishing::~Finishing() { finishing = outer_; }
 
 HostPool::Blocked::Blocked() : pool_(current_pool) {
   if (!pool_) return;

@@ -29,6 +29,21 @@ class HostPool {
 
   void post(std::function<void()> work);
 
+  /// While it lives, work this worker posts to its own pool waits for it
+  /// rather than waking another thread, up to one item: the worker is about
+  /// to finish its task and take the next. For a chain of host tasks this
+  /// saves a hand-over to another thread per task.
+  class Finishing {
+   public:
+    Finishing();
+    ~Finishing();
+    Finishing(const Finishing&) = delete;
+    Finishing& operator=(const Finishing&) = delete;
+
+   private:
+    bool outer_;
+  };
+
   /// While it lives, the calling thread, if a worker of some pool, counts
   /// as blocked rather than running. Does nothing on other threads.
   class Blocked {
