@@ -19,18 +19,20 @@ constexpr float triad_scalar = 3.0f;
 TuningTarget gemm_target() {
   Harness harness;
   // Problem Extent(M, N, K).
-  harness.buffers = {{"a", {1, {}, {0, 2}}, Buffer::Fill::random, false},
-                     {"b", {1, {}, {2, 1}}, Buffer::Fill::random, false},
-                     {"c", {1, {}, {0, 1}}, Buffer::Fill::zeros, true}};
+  // Float sums of K products in any order: relative errors stay near
+  // 1e-5 for K = 2048, while a wrong index is off by O(1).
+  harness.buffers = {Buffer::input("a", {1, {}, {0, 2}}), Buffer::input("b", {1, {}, {2, 1}}),
+                     Buffer::checked_output("c", {1, {}, {0, 1}}, {OutputCheck::Kind::elements, 1e-3, 1e-3})};
   harness.arguments = {Argument::dimension(0), Argument::dimension(1), Argument::dimension(2),
                        Argument::buffer(0),    Argument::buffer(1),    Argument::buffer(2)};
-  harness.reference = [](const Extent& problem, const std::vector<std::vector<float>>& buffers,
-                         std::vector<std::vector<float>>& expected) {
+  harness.reference = [](const Extent& problem, const std::vector<HostArray>& buffers,
+                         std::vector<HostArray>& expected) {
     const std::size_t m_size = problem[0];
     const std::size_t n_size = problem[1];
     const std::size_t k_size = problem[2];
-    const std::vector<float>& a = buffers[0];
-    const std::vector<float>& b = buffers[1];
+    const std::span<const float> a = buffers[0].view<float>();
+    const std::span<const float> b = buffers[1].view<float>();
+    const std::span<float> c = expected[0].view<float>();
     // i-k-j order: the inner loop runs along rows of B and of the
     // accumulator, which the host compiler vectorizes.
     std::vector<double> row(n_size);
@@ -41,12 +43,9 @@ TuningTarget gemm_target() {
         const float* b_row = &b[k * n_size];
         for (std::size_t n = 0; n < n_size; ++n) row[n] += a_mk * b_row[n];
       }
-      for (std::size_t n = 0; n < n_size; ++n) expected[0][m * n_size + n] = static_cast<float>(row[n]);
+      for (std::size_t n = 0; n < n_size; ++n) c[m * n_size + n] = static_cast<float>(row[n]);
     }
   };
-  // Float sums of K products in any order: relative errors stay near
-  // 1e-5 for K = 2048, while a wrong index is off by O(1).
-  harness.tolerance = 1e-3;
   return {kernel_library::gemm(), harness,
           {Extent(512, 512, 512), Extent(1024, 1024, 1024), Extent(2048, 2048, 2048)},
           "C = A x B, row-major float matrices; problem M x N x K"};
@@ -55,21 +54,22 @@ TuningTarget gemm_target() {
 TuningTarget transpose_target() {
   Harness harness;
   // Problem Extent(columns, rows).
-  harness.buffers = {{"in", {1, {}, {0, 1}}, Buffer::Fill::random, false},
-                     {"out", {1, {}, {0, 1}}, Buffer::Fill::zeros, true}};
+  constexpr OutputCheck exact{OutputCheck::Kind::elements, 0, 0};  // a copy
+  harness.buffers = {Buffer::input("in", {1, {}, {0, 1}}), Buffer::checked_output("out", {1, {}, {0, 1}}, exact)};
   harness.arguments = {Argument::dimension(1), Argument::dimension(0), Argument::buffer(0),
                        Argument::buffer(1)};
-  harness.reference = [](const Extent& problem, const std::vector<std::vector<float>>& buffers,
-                         std::vector<std::vector<float>>& expected) {
+  harness.reference = [](const Extent& problem, const std::vector<HostArray>& buffers,
+                         std::vector<HostArray>& expected) {
     const std::size_t columns = problem[0];
     const std::size_t rows = problem[1];
+    const std::span<const float> in = buffers[0].view<float>();
+    const std::span<float> out = expected[0].view<float>();
     for (std::size_t row = 0; row < rows; ++row) {
       for (std::size_t column = 0; column < columns; ++column) {
-        expected[0][column * rows + row] = buffers[0][row * columns + column];
+        out[column * rows + row] = in[row * columns + column];
       }
     }
   };
-  harness.tolerance = 0;  // a copy: exact
   return {kernel_library::transpose(), harness, {Extent(2048, 2048)},
           "out = transpose(in), row-major floats; problem columns x rows"};
 }
@@ -79,17 +79,17 @@ TuningTarget reduce_target() {
   // Zeros and ones: every partial sum is an integer below 2^24, so float
   // adds in any order are exact, and a lost or doubled block (WGS of them,
   // about half ones) always shows.
-  harness.buffers = {{"in", {1, {}, {0}}, Buffer::Fill::bits, false},
+  harness.buffers = {Buffer::input("in", {1, {}, {0}}, Buffer::Fill::bits),
                      // Accumulated into atomically: every run must start at 0.
-                     {"out", {1, {}, {}}, Buffer::Fill::zeros, true}};
+                     Buffer::checked_output("out", {1, {}, {}}, {OutputCheck::Kind::elements, 0, 0})};
   harness.arguments = {Argument::dimension(0), Argument::buffer(0), Argument::buffer(1)};
-  harness.reference = [](const Extent& problem, const std::vector<std::vector<float>>& buffers,
-                         std::vector<std::vector<float>>& expected) {
+  harness.reference = [](const Extent& problem, const std::vector<HostArray>& buffers,
+                         std::vector<HostArray>& expected) {
+    const std::span<const float> in = buffers[0].view<float>();
     double sum = 0;
-    for (std::size_t i = 0; i < problem[0]; ++i) sum += buffers[0][i];
-    expected[0][0] = static_cast<float>(sum);
+    for (std::size_t i = 0; i < problem[0]; ++i) sum += in[i];
+    expected[0].view<float>()[0] = static_cast<float>(sum);
   };
-  harness.tolerance = 0;
   return {kernel_library::reduce(), harness, {Extent(std::size_t{1} << 24)},
           "out[0] += sum(in), floats, tree in local memory plus one atomic per work-group; "
           "problem n"};
@@ -97,19 +97,18 @@ TuningTarget reduce_target() {
 
 TuningTarget triad_target() {
   Harness harness;
-  harness.buffers = {{"a", {1, {}, {0}}, Buffer::Fill::zeros, true},
-                     {"b", {1, {}, {0}}, Buffer::Fill::random, false},
-                     {"c", {1, {}, {0}}, Buffer::Fill::random, false}};
+  // One rounding either way, as a device may fuse the multiply-add.
+  harness.buffers = {Buffer::checked_output("a", {1, {}, {0}}, {OutputCheck::Kind::elements, 1e-6, 1e-6}),
+                     Buffer::input("b", {1, {}, {0}}), Buffer::input("c", {1, {}, {0}})};
   harness.arguments = {Argument::dimension(0), Argument::float_value(triad_scalar),
                        Argument::buffer(0), Argument::buffer(1), Argument::buffer(2)};
-  harness.reference = [](const Extent& problem, const std::vector<std::vector<float>>& buffers,
-                         std::vector<std::vector<float>>& expected) {
-    for (std::size_t i = 0; i < problem[0]; ++i) {
-      expected[0][i] = buffers[1][i] + triad_scalar * buffers[2][i];
-    }
+  harness.reference = [](const Extent& problem, const std::vector<HostArray>& buffers,
+                         std::vector<HostArray>& expected) {
+    const std::span<const float> b = buffers[1].view<float>();
+    const std::span<const float> c = buffers[2].view<float>();
+    const std::span<float> a = expected[0].view<float>();
+    for (std::size_t i = 0; i < problem[0]; ++i) a[i] = b[i] + triad_scalar * c[i];
   };
-  // One rounding either way, as a device may fuse the multiply-add.
-  harness.tolerance = 1e-6;
   return {kernel_library::triad(), harness, {Extent(std::size_t{1} << 24)},
           "a = b + scalar * c, floats (STREAM triad); problem n"};
 }

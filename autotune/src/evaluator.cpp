@@ -6,41 +6,39 @@
 #include <cmath>
 #include <condition_variable>
 #include <thread>
-#include <numeric>
+#include <map>
 #include <random>
 #include <sstream>
 
+#include "alloy/autotune/statistics.hpp"
+#include "alloy/autotune/verification.hpp"
 #include "alloy/error.hpp"
 #include "compile_ahead.hpp"
+#include "element_dispatch.hpp"
 
 namespace alloy::autotune {
 namespace {
 
-std::vector<float> initial_contents(const HarnessBuffer& buffer, std::size_t count, std::size_t index) {
-  std::vector<float> values(count, 0.0f);
-  // Seeded per buffer: every evaluator, in every run, sees the same inputs.
-  std::mt19937 random(static_cast<unsigned>(0x5eed + index));
-  if (buffer.fill == HarnessBuffer::Fill::random) {
-    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-    for (float& value : values) value = uniform(random);
-  } else if (buffer.fill == HarnessBuffer::Fill::bits) {
-    for (float& value : values) value = float(random() & 1u);
-  }
-  return values;
-}
-
-double median(std::vector<double> values) {
-  if (values.empty()) return 0.0;
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
-double relative_spread(const std::vector<double>& values) {
-  const double mean = std::accumulate(values.begin(), values.end(), 0.0) / double(values.size());
-  double squares = 0;
-  for (double v : values) squares += (v - mean) * (v - mean);
-  return mean > 0 ? std::sqrt(squares / double(values.size())) / mean : 0.0;
+// Seeded per buffer: every evaluator, in every run, sees the same inputs.
+HostArray initial_contents(const HarnessBuffer& buffer, std::size_t count, std::size_t index) {
+  HostArray array(buffer.type, count);
+  std::mt19937_64 random(0x5eed + index);
+  detail::with_element_type(buffer.type, [&](auto zero) {
+    using T = decltype(zero);
+    const std::span<T> values = array.view<T>();
+    if (buffer.fill == HarnessBuffer::Fill::bits) {
+      for (T& value : values) value = T(random() & 1u);
+    } else if (buffer.fill == HarnessBuffer::Fill::random) {
+      if constexpr (std::is_floating_point_v<T>) {
+        std::uniform_real_distribution<T> uniform(T(-1), T(1));
+        for (T& value : values) value = uniform(random);
+      } else {
+        // The type's whole range: each element takes the low bytes of a draw.
+        for (T& value : values) value = static_cast<T>(random());
+      }
+    }
+  });
+  return array;
 }
 
 // The first line of a compiler log is usually the error itself.
@@ -75,11 +73,13 @@ struct Evaluator::State {
   MeasureOptions options;
   DeviceLimits limits;
   std::unique_ptr<Queue> queue;
-  std::vector<std::vector<float>> contents;  // every buffer's initial contents
+  std::vector<HostArray> contents;  // every buffer's initial contents
   std::vector<std::unique_ptr<DeviceBuffer>> buffers;
   std::vector<KernelArg> args;
-  std::optional<std::vector<std::vector<float>>> reference;  // per output buffer
+  std::optional<std::vector<HostArray>> reference;  // per output buffer
   detail::CompileAhead compiler;
+  // Kernels re-timed by the confirmation, kept so each round does not compile again.
+  std::map<Configuration, std::shared_ptr<Kernel>> retimed;
 
   State(Runtime& r, Device& d, const TuningTarget& t, Extent p, MeasureOptions o)
       : runtime(r), device(d), target(t), problem(p), options(o),
@@ -87,16 +87,16 @@ struct Evaluator::State {
 
   void write_inputs() {
     for (std::size_t i = 0; i < buffers.size(); ++i) {
-      queue->write(*buffers[i], 0, contents[i].data(), contents[i].size() * sizeof(float));
+      queue->write(*buffers[i], 0, contents[i].data(), contents[i].size_bytes());
     }
   }
 
-  std::vector<std::vector<float>> read_outputs() {
-    std::vector<std::vector<float>> outputs;
+  std::vector<HostArray> read_outputs() {
+    std::vector<HostArray> outputs;
     for (std::size_t i = 0; i < buffers.size(); ++i) {
       if (!target.harness.buffers[i].output) continue;
-      outputs.emplace_back(contents[i].size());
-      queue->read(*buffers[i], 0, outputs.back().data(), outputs.back().size() * sizeof(float));
+      outputs.emplace_back(contents[i].type(), contents[i].size());
+      queue->read(*buffers[i], 0, outputs.back().data(), outputs.back().size_bytes());
     }
     queue->finish();
     return outputs;
@@ -126,22 +126,27 @@ struct Evaluator::State {
   }
 
   // Why `outputs` differ from the reference, or nothing.
-  std::optional<std::string> compare(const std::vector<std::vector<float>>& outputs) const {
-    const double tolerance = target.harness.tolerance;
-    for (std::size_t o = 0; o < outputs.size(); ++o) {
-      const std::vector<float>& expected = (*reference)[o];
-      for (std::size_t i = 0; i < expected.size(); ++i) {
-        const double difference = std::fabs(double(outputs[o][i]) - double(expected[i]));
-        // Written so that NaN fails too.
-        if (!(difference <= tolerance * (1.0 + std::fabs(double(expected[i]))))) {
-          std::ostringstream text;
-          text << "output " << o << " element " << i << " is " << outputs[o][i] << ", expected "
-               << expected[i];
-          return text.str();
-        }
-      }
+  std::optional<std::string> compare(const std::vector<HostArray>& outputs) const {
+    std::size_t o = 0;
+    for (const HarnessBuffer& buffer : target.harness.buffers) {
+      if (!buffer.output) continue;
+      if (auto why = compare_output(buffer, outputs[o], (*reference)[o])) return why;
+      ++o;
     }
     return std::nullopt;
+  }
+
+  // Launches `runs` timed runs of `kernel` at once and returns their times.
+  std::vector<double> time_runs(const Kernel& kernel, const LaunchRange& range, std::size_t runs) {
+    std::vector<std::shared_ptr<Event>> events;
+    for (std::size_t r = 0; r < runs; ++r) {
+      events.push_back(queue->launch(kernel, range, std::span<const KernelArg>(args)));
+    }
+    std::vector<double> seconds;
+    for (const std::shared_ptr<Event>& event : events) {
+      seconds.push_back(double(event->timing().duration_ns()) * 1e-9);
+    }
+    return seconds;
   }
 
   Measurement run(const Configuration& configuration, bool capture_reference,
@@ -166,7 +171,7 @@ Evaluator::Evaluator(Runtime& runtime, Device& device, const TuningTarget& targe
                             "' has no elements for problem " + problem.to_string());
     }
     state_->contents.push_back(initial_contents(harness.buffers[i], std::size_t(count), i));
-    state_->buffers.push_back(device.allocate(std::size_t(count) * sizeof(float)));
+    state_->buffers.push_back(device.allocate(state_->contents.back().size_bytes()));
   }
   for (const HarnessArgument& argument : harness.arguments) {
     switch (argument.kind) {
@@ -190,9 +195,9 @@ Evaluator::Evaluator(Runtime& runtime, Device& device, const TuningTarget& targe
     }
   }
   if (harness.reference) {
-    std::vector<std::vector<float>> expected;
+    std::vector<HostArray> expected;
     for (std::size_t i = 0; i < harness.buffers.size(); ++i) {
-      if (harness.buffers[i].output) expected.emplace_back(state_->contents[i].size());
+      if (harness.buffers[i].output) expected.emplace_back(harness.buffers[i].type, state_->contents[i].size());
     }
     harness.reference(problem, state_->contents, expected);
     state_->reference = std::move(expected);
@@ -248,7 +253,7 @@ Measurement Evaluator::State::run(const Configuration& configuration, bool captu
   const LaunchRange range = configured_launch(kernel, configuration, problem);
 
   // First run: from fresh inputs, verified; it is also the warm-up.
-  std::vector<std::vector<float>> outputs;
+  std::vector<HostArray> outputs;
   double first_seconds = 0;
   try {
     const alloy::detail::HandledErrorScope handled;
@@ -272,35 +277,36 @@ Measurement Evaluator::State::run(const Configuration& configuration, bool captu
     return failed(configuration, Outcome::wrong_result, *why);
   }
 
-  // One run is the time when more would not tell more: far slower than the
-  // best, or long enough on its own that its noise is small.
-  const bool hopeless = best_seconds && first_seconds > options.hopeless_factor * *best_seconds;
-  if (hopeless || first_seconds >= options.max_seconds) {
+  // A first run long enough on its own has little noise: it is the time.
+  if (first_seconds >= options.max_seconds) {
     Measurement measurement;
     measurement.configuration = configuration;
-    measurement.seconds = first_seconds;
+    measurement.seconds = measurement.low = measurement.high = first_seconds;
     measurement.repetitions = 1;
-    measurement.detail = hopeless ? "timed once: far slower than the best so far"
-                                  : "timed once: one run takes longer than max_seconds";
+    measurement.detail = "timed once: one run takes longer than max_seconds";
     return measurement;
   }
 
   // Timed runs, in batches, until the spread is small or a cap is hit.
   std::vector<double> seconds;
   double total = 0;
+  std::string detail;
   try {
     const alloy::detail::HandledErrorScope handled;
     while (seconds.size() < options.max_repetitions) {
       const std::size_t batch = std::min<std::size_t>(options.min_repetitions,
                                                       options.max_repetitions - seconds.size());
-      std::vector<std::shared_ptr<Event>> events;
-      for (std::size_t r = 0; r < batch; ++r) {
-        events.push_back(queue->launch(*compiled, range, std::span<const KernelArg>(args)));
-      }
-      for (const std::shared_ptr<Event>& event : events) {
-        const double run_seconds = double(event->timing().duration_ns()) * 1e-9;
+      for (double run_seconds : time_runs(*compiled, range, batch)) {
         seconds.push_back(run_seconds);
         total += run_seconds;
+      }
+      // Far slower than the best in every run so far, not just the first
+      // (one slow run on a shared device is no verdict): more runs would
+      // not change the ranking, and slow runs are most of a search's cost.
+      const double fastest = *std::min_element(seconds.begin(), seconds.end());
+      if (best_seconds && fastest > options.hopeless_factor * *best_seconds) {
+        detail = "timed " + std::to_string(seconds.size()) + " times: every run far slower than the best so far";
+        break;
       }
       if (relative_spread(seconds) <= options.target_spread || total >= options.max_seconds) break;
     }
@@ -308,12 +314,34 @@ Measurement Evaluator::State::run(const Configuration& configuration, bool captu
     queue = device.create_queue();
     return failed(configuration, Outcome::launch_refused, first_lines(error.what()));
   }
+  const TimeSummary summary = summarize(seconds);
   Measurement measurement;
   measurement.configuration = configuration;
-  measurement.seconds = median(seconds);
+  measurement.seconds = summary.median;
+  measurement.low = summary.low;
+  measurement.high = summary.high;
   measurement.spread = relative_spread(seconds);
   measurement.repetitions = seconds.size();
+  measurement.detail = std::move(detail);
   return measurement;
+}
+
+std::optional<double> Evaluator::retime(const Configuration& configuration, std::size_t runs) {
+  State& state = *state_;
+  try {
+    const alloy::detail::HandledErrorScope handled;
+    std::shared_ptr<Kernel>& kernel = state.retimed[configuration];
+    if (!kernel) {
+      const ProgramSource source = configured_source(state.target.kernel, configuration);
+      kernel = state.compiler.get(source)->kernel(state.target.kernel.kernel_name);
+      state.compiler.forget(source);
+    }
+    const LaunchRange range = configured_launch(state.target.kernel, configuration, state.problem);
+    return summarize(state.time_runs(*kernel, range, std::max<std::size_t>(runs, 1))).median;
+  } catch (const Error&) {
+    state.queue = state.device.create_queue();
+    return std::nullopt;
+  }
 }
 
 }  // namespace alloy::autotune

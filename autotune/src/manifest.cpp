@@ -116,6 +116,28 @@ struct Reader {
     return extent;
   }
 
+  // "compare": "elements" (default), "sum" or "sorted"; tolerances for float
+  // outputs from "relative_tolerance" and "absolute_tolerance", else the
+  // harness's "tolerance" for both. Integer outputs always compare exactly.
+  OutputCheck check(const json& buffer, const json& harness, const std::string& where) const {
+    OutputCheck result;
+    const std::string kind = buffer.value("compare", "elements");
+    if (kind == "elements") result.kind = OutputCheck::Kind::elements;
+    else if (kind == "sum") result.kind = OutputCheck::Kind::sum;
+    else if (kind == "sorted") result.kind = OutputCheck::Kind::sorted;
+    else fail(where, "\"compare\" is \"" + kind + "\"; use elements, sum or sorted");
+    auto tolerance = [&](const json& object, const char* key, double fallback) {
+      if (!object.contains(key)) return fallback;
+      const json& value = object[key];
+      if (!value.is_number() || !(value.get<double>() >= 0)) fail(where, std::string("\"") + key + "\" is not a number >= 0");
+      return value.get<double>();
+    };
+    const double shared = tolerance(harness, "tolerance", result.relative);
+    result.relative = tolerance(buffer, "relative_tolerance", shared);
+    result.absolute = tolerance(buffer, "absolute_tolerance", shared);
+    return result;
+  }
+
   TuningTarget target(const json& value, const std::string& where) const {
     TuningTarget result;
     TunableKernel& kernel = result.kernel;
@@ -156,12 +178,19 @@ struct Reader {
       else if (fill == "bits") buffer.fill = HarnessBuffer::Fill::bits;
       else fail(item, "buffer fill \"" + fill + "\"; use random, zeros or bits");
       buffer.output = b.value("output", false);
+      const std::string type = b.value("type", "float");
+      const std::optional<ElementType> element = element_type_from_string(type);
+      if (!element) {
+        fail(item, "buffer '" + buffer.name + "' has type \"" + type +
+                       "\"; use float, double, char, uchar, short, ushort, int, uint, long or ulong");
+      }
+      buffer.type = *element;
+      buffer.check = check(b, harness, item + " buffer '" + buffer.name + "'");
       result.harness.buffers.push_back(buffer);
     }
     for (const json& a : at(harness, "arguments", item + " harness")) {
       result.harness.arguments.push_back(argument(a, item + " argument"));
     }
-    result.harness.tolerance = harness.value("tolerance", 1e-4);
     for (const json& p : at(value, "problems", item)) result.default_problems.push_back(problem(p, item + " problem"));
     result.description = value.value("description", "from " + file.filename().string());
     try {

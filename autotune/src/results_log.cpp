@@ -59,7 +59,10 @@ ResultsLog::ResultsLog(std::filesystem::path file) : file_(std::move(file)) {
         parsed.configuration = line.at("configuration").get<std::map<std::string, std::int64_t>>();
         parsed.measurement.outcome = *outcome;
         parsed.measurement.seconds = line.at("seconds").get<double>();
+        parsed.measurement.low = line.value("low", parsed.measurement.seconds);
+        parsed.measurement.high = line.value("high", parsed.measurement.seconds);
         parsed.measurement.spread = line.value("spread", 0.0);
+        parsed.measurement.round = line.value("round", 0u);
         parsed.measurement.repetitions = line.value("repetitions", std::size_t{0});
         parsed.measurement.detail = line.value("detail", std::string());
         parsed.measurement.resumed = true;
@@ -101,6 +104,7 @@ std::vector<Measurement> ResultsLog::measurements(const LogKey& key, const Tunab
   const auto found = lines_.find(key.text());
   if (found == lines_.end()) return result;
   for (const Line& line : found->second) {
+    if (line.measurement.round != 0) continue;  // a confirmation round, not the search's
     Measurement measurement = line.measurement;
     measurement.configuration.clear();
     for (const TuningParameter& parameter : kernel.parameters) {
@@ -124,16 +128,19 @@ void ResultsLog::append(const LogKey& key, const TunableKernel& kernel, const Me
   }
   line.measurement = measurement;
   line.measurement.resumed = true;
-  const json record = {{"kernel", key.kernel},
+  json record = {{"kernel", key.kernel},
                        {"source_hash", key.source_hash},
                        {"device", key.device},
                        {"problem", problem_json(key.problem)},
                        {"configuration", line.configuration},
                        {"outcome", to_string(measurement.outcome)},
                        {"seconds", measurement.seconds},
+                       {"low", measurement.low},
+                       {"high", measurement.high},
                        {"spread", measurement.spread},
                        {"repetitions", measurement.repetitions},
                        {"detail", measurement.detail}};
+  if (measurement.round != 0) record["round"] = measurement.round;
   const std::string text = record.dump(-1, ' ', false, json::error_handler_t::replace) + '\n';
   std::lock_guard lock(mutex_);
   if (out_.is_open()) {

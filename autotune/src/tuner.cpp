@@ -6,11 +6,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <deque>
 #include <fstream>
 #include <set>
 #include <sstream>
 
+#include "alloy/autotune/confirmation.hpp"
+#include "alloy/autotune/statistics.hpp"
 #include "alloy/error.hpp"
 #include "alloy/log.hpp"
 #include "alloy/profile.hpp"
@@ -32,42 +35,46 @@ CompileOverlap overlap_for(const Device& device, const TuneOptions& options) {
 }
 
 // Times of neighbours in the ranking often differ by less than the drift of
-// a device over minutes (a memory-bound kernel on a shared host, say), so the
-// few best, and the default they are compared with, are measured again,
-// taking turns, and medians decide.
+// a device over minutes (a memory-bound kernel on a shared host, say), so
+// the configurations the search could not separate from the best, and the
+// default they are compared with, are timed again, taking turns, until they
+// separate or the rounds run out (see confirm()). Every round is logged.
 void confirm_best(Evaluator& evaluator, const TuneOptions& options, const Configuration& defaults,
-                  std::vector<std::pair<double, Configuration>> candidates, TuningResult& result) {
-  if (options.confirm_best < 2 || candidates.size() < 2) return;
-  std::sort(candidates.begin(), candidates.end());
-  const auto default_entry = std::find_if(candidates.begin(), candidates.end(),
-                                          [&](const auto& c) { return c.second == defaults; });
-  std::optional<std::pair<double, Configuration>> default_candidate;
-  if (default_entry != candidates.end()) default_candidate = *default_entry;
-  candidates.resize(std::min(candidates.size(), options.confirm_best));
-  if (default_candidate && std::find(candidates.begin(), candidates.end(), *default_candidate) == candidates.end()) {
-    candidates.push_back(*default_candidate);
-  }
-  std::vector<std::vector<double>> times(candidates.size());
-  for (std::size_t i = 0; i < candidates.size(); ++i) times[i].push_back(candidates[i].first);
-  for (int round = 0; round < 2; ++round) {
-    for (std::size_t i = 0; i < candidates.size(); ++i) {
-      const Measurement again = evaluator.measure(candidates[i].second);
-      if (again.outcome == Outcome::ok) times[i].push_back(again.seconds);
+                  const std::vector<Measurement>& measurements, std::optional<Clock::time_point> deadline,
+                  const std::function<void(const Measurement&)>& log_round, TuningResult& result) {
+  if (!options.confirm.enabled || !result.best_seconds) return;
+  std::vector<ConfirmationCandidate> candidates = confirmation_candidates(measurements, defaults, options.confirm);
+  // A few runs per sample while runs are short, so one sample is not one
+  // launch's jitter; long runs are steady enough on their own.
+  const std::size_t runs = *result.best_seconds < 0.05 ? 3 : 1;
+  auto time_once = [&](std::size_t candidate, unsigned round) {
+    const std::optional<double> seconds = evaluator.retime(candidates[candidate].configuration, runs);
+    Measurement sample;
+    sample.configuration = candidates[candidate].configuration;
+    sample.round = round;
+    sample.repetitions = runs;
+    if (seconds) {
+      sample.seconds = sample.low = sample.high = *seconds;
+    } else {
+      sample.outcome = Outcome::launch_refused;
+      sample.detail = "failed when timed again";
     }
+    log_round(sample);
+    return seconds;
+  };
+  auto out_of_time = [&] { return deadline && Clock::now() >= *deadline; };
+  const ConfirmationOutcome outcome = confirm(candidates, options.confirm, time_once, out_of_time);
+  result.confirmation_rounds = outcome.rounds;
+  if (outcome.rounds == 0 || candidates[outcome.chosen].samples.empty()) return;
+  const ConfirmationCandidate& chosen = candidates[outcome.chosen];
+  result.best = chosen.configuration;
+  result.best_seconds = summarize(chosen.samples).median;
+  result.tied = outcome.tied;
+  for (const ConfirmationCandidate& candidate : candidates) {
+    if (!candidate.is_default || candidate.samples.empty()) continue;
+    result.default_seconds = summarize(candidate.samples).median;
+    result.noise = relative_spread(candidate.samples);
   }
-  std::optional<std::size_t> best;
-  double best_median = 0;
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    std::sort(times[i].begin(), times[i].end());
-    const double median = times[i][times[i].size() / 2];
-    if (candidates[i].second == defaults) result.default_seconds = median;
-    if (!best || median < best_median) {
-      best = i;
-      best_median = median;
-    }
-  }
-  result.best = candidates[*best].second;
-  result.best_seconds = best_median;
 }
 
 }  // namespace
@@ -76,6 +83,15 @@ TuningResult tune(Runtime& runtime, Device& device, const TuningTarget& target, 
                   const TuneOptions& options, ResultsLog& log) {
   const Clock::time_point start = Clock::now();
   const SearchSpace space(target.kernel, problem, DeviceLimits::of(device.info()));
+  // The wall time counts everything from here: the host reference, compiles
+  // and the confirmation, for which the search leaves a share.
+  Budget search_budget = options.budget;
+  std::optional<Clock::time_point> deadline;
+  if (options.budget.wall_time) {
+    deadline = start + std::chrono::duration_cast<Clock::duration>(*options.budget.wall_time);
+    if (options.confirm.enabled) *search_budget.wall_time *= 1.0 - options.confirm.budget_share;
+  }
+  BudgetTracker tracker(search_budget, space.size());
   std::unique_ptr<Strategy> strategy = make_strategy(options.strategy, space, options.seed);
   Evaluator evaluator(runtime, device, target, problem, options.measure);
   const LogKey key{target.kernel.name, target.kernel.source_hash(), device.info().fingerprint(), problem};
@@ -85,13 +101,12 @@ TuningResult tune(Runtime& runtime, Device& device, const TuningTarget& target, 
   result.problem = problem;
   result.device = device.label();
   result.space_size = space.size();
-  BudgetTracker tracker(options.budget, space.size());
   std::set<Configuration> evaluated;
 
-  std::vector<std::pair<double, Configuration>> ok_measurements;
+  std::vector<Measurement> ok_measurements;
   auto take = [&](const Measurement& measurement, std::optional<std::size_t> point) {
     evaluated.insert(measurement.configuration);
-    if (measurement.outcome == Outcome::ok) ok_measurements.emplace_back(measurement.seconds, measurement.configuration);
+    if (measurement.outcome == Outcome::ok) ok_measurements.push_back(measurement);
     ++result.evaluations;
     ++result.outcomes[measurement.outcome];
     if (measurement.resumed) ++result.resumed;
@@ -112,8 +127,13 @@ TuningResult tune(Runtime& runtime, Device& device, const TuningTarget& target, 
                            result.default_seconds, elapsed, tracker.fraction_spent()});
     }
   };
+  // Budgets are checked between measurements, so the longest one is what a
+  // wall-time budget can overrun by.
+  double longest_measurement = 0;
   auto measure_and_log = [&](const Configuration& configuration, std::optional<std::size_t> point) {
+    const Clock::time_point measuring = Clock::now();
     const Measurement measurement = evaluator.measure(configuration, result.best_seconds);
+    longest_measurement = std::max(longest_measurement, seconds_since(measuring));
     log.append(key, target.kernel, measurement);
     take(measurement, point);
   };
@@ -176,8 +196,19 @@ TuningResult tune(Runtime& runtime, Device& device, const TuningTarget& target, 
     measure_and_log(space.configuration(point), point);
   }
   evaluator.wait_for_compiles();
-  if (result.stopped_by != "interrupted") confirm_best(evaluator, options, defaults, ok_measurements, result);
+  if (result.stopped_by != "interrupted") {
+    auto log_round = [&](const Measurement& sample) { log.append(key, target.kernel, sample); };
+    confirm_best(evaluator, options, defaults, ok_measurements, deadline, log_round, result);
+  }
   result.wall_seconds = seconds_since(start);
+  if (options.budget.wall_time && result.wall_seconds > 1.1 * options.budget.wall_time->count()) {
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "over the %.3g s budget: the budget is checked between measurements, and the longest "
+                  "took %.3g s (the first includes the reference)",
+                  options.budget.wall_time->count(), longest_measurement);
+    result.overrun = text;
+  }
   return result;
 }
 

@@ -47,14 +47,16 @@ autotune::TuningTarget fault_target(const Device& device) {
   kernel.parameters = {{"MODE", {0, 1, 2, 3, 4}, 0, {"right", "compile", "wrong", "refused", "slow"}},
                        {"WGS", {16, 32}, 16, {}}};
   kernel.launch = {{0, {}, {}, {1, {"WGS"}, {}}}};
-  target.harness.buffers = {{"in", {1, {}, {0}}, autotune::HarnessBuffer::Fill::random, false},
-                            {"out", {1, {}, {0}}, autotune::HarnessBuffer::Fill::zeros, true}};
+  target.harness.buffers = {autotune::HarnessBuffer::input("in", {1, {}, {0}}),
+                            autotune::HarnessBuffer::checked_output("out", {1, {}, {0}})};
   target.harness.arguments = {autotune::HarnessArgument::dimension(0),
                               autotune::HarnessArgument::buffer(0),
                               autotune::HarnessArgument::buffer(1)};
-  target.harness.reference = [](const Extent&, const std::vector<std::vector<float>>& buffers,
-                                std::vector<std::vector<float>>& expected) {
-    for (std::size_t i = 0; i < buffers[0].size(); ++i) expected[0][i] = 2.0f * buffers[0][i];
+  target.harness.reference = [](const Extent&, const std::vector<autotune::HostArray>& buffers,
+                                std::vector<autotune::HostArray>& expected) {
+    const std::span<const float> in = buffers[0].view<float>();
+    const std::span<float> out = expected[0].view<float>();
+    for (std::size_t i = 0; i < in.size(); ++i) out[i] = 2.0f * in[i];
   };
   target.default_problems = {Extent(fault_items)};
   return target;
@@ -68,6 +70,13 @@ std::vector<nlohmann::json> log_lines(const std::filesystem::path& file) {
     const nlohmann::json line = nlohmann::json::parse(text, nullptr, false);
     if (!line.is_discarded()) lines.push_back(line);
   }
+  return lines;
+}
+
+// The search's lines, or the confirmation's (those with a "round").
+std::vector<nlohmann::json> log_lines(const std::filesystem::path& file, bool confirmation) {
+  std::vector<nlohmann::json> lines = log_lines(file);
+  std::erase_if(lines, [&](const nlohmann::json& line) { return line.contains("round") != confirmation; });
   return lines;
 }
 
@@ -96,7 +105,7 @@ TEST_CASE("Autotune.Evaluator.failures_are_classified_and_tuning_goes_on") {
     CHECK(result.stopped_by == "strategy done");
 
     // Every measurement is in the log with its outcome and a reason.
-    const std::vector<nlohmann::json> lines = log_lines(folder.path / "log.jsonl");
+    const std::vector<nlohmann::json> lines = log_lines(folder.path / "log.jsonl", false);
     REQUIRE(lines.size() == 10);
     for (const nlohmann::json& line : lines) {
       const std::int64_t mode = line["configuration"]["MODE"];
@@ -109,6 +118,17 @@ TEST_CASE("Autotune.Evaluator.failures_are_classified_and_tuning_goes_on") {
         case 3: CHECK(outcome == "launch_refused"); break;
         default: CHECK(outcome == "timeout"); break;
       }
+    }
+    // The two right configurations were confirmed against each other, and
+    // every round of it is in the log.
+    CHECK(result.confirmation_rounds >= 1);
+    const std::vector<nlohmann::json> rounds = log_lines(folder.path / "log.jsonl", true);
+    CHECK(rounds.size() >= 2 * std::size_t(std::min(result.confirmation_rounds, 5u)));
+    for (const nlohmann::json& line : rounds) {
+      CAPTURE(line.dump());
+      CHECK(line["configuration"]["MODE"] == 0);
+      CHECK(line["round"].get<unsigned>() >= 1);
+      CHECK(line["round"].get<unsigned>() <= result.confirmation_rounds);
     }
 
     // Outside the space: refused before any compiler sees it.
@@ -203,7 +223,7 @@ TEST_CASE("Autotune.Tuner.starting_points_follow_the_default") {
     options.starting_points = {{99, 1}, {256, 2}};  // WGS=99 is not in the space: skipped
     const autotune::TuningResult result = autotune::tune(runtime(), device, triad, Extent(1 << 16), options, log);
     CHECK(result.evaluations == 3);
-    const std::vector<nlohmann::json> lines = log_lines(folder.path / "log.jsonl");
+    const std::vector<nlohmann::json> lines = log_lines(folder.path / "log.jsonl", false);
     REQUIRE(lines.size() == 3);
     CHECK(lines[0]["configuration"]["WGS"] == triad.kernel.default_configuration()[0]);
     CHECK(lines[1]["configuration"]["WGS"] == 256);
@@ -252,14 +272,14 @@ TEST_CASE("Autotune.Command.resumes_after_kill_9") {
   // First run: killed with SIGKILL once a few measurements are logged.
   const pid_t first = spawn();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (log_lines(log).size() < 5 && std::chrono::steady_clock::now() < deadline) {
+  while (log_lines(log, false).size() < 5 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   ::kill(first, SIGKILL);
   int status = 0;
   ::waitpid(first, &status, 0);
   REQUIRE(WIFSIGNALED(status));
-  const std::size_t logged_before = log_lines(log).size();
+  const std::size_t logged_before = log_lines(log, false).size();
   REQUIRE(logged_before >= 5);
   REQUIRE(logged_before < 24);
   // A torn line, as a kill in the middle of a write would leave.
@@ -275,7 +295,7 @@ TEST_CASE("Autotune.Command.resumes_after_kill_9") {
   const nlohmann::json& result = report["results"][0];
   CHECK(result["evaluations"] == 24);
   CHECK(result["resumed"] == logged_before);
-  const std::vector<nlohmann::json> lines = log_lines(log);
+  const std::vector<nlohmann::json> lines = log_lines(log, false);
   CHECK(lines.size() == 24);
   std::set<std::string> configurations;
   for (const nlohmann::json& line : lines) configurations.insert(line["configuration"].dump());

@@ -2,6 +2,7 @@
 #include "report.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
@@ -28,11 +29,21 @@ std::string speedup(const TuningResult& result) {
   return text;
 }
 
+// "8 rounds, tied 2, noise 4%": how sure the pick is.
+std::string confirmed(const TuningResult& result) {
+  if (result.confirmation_rounds == 0) return "-";
+  std::string text = std::to_string(result.confirmation_rounds) + " rounds";
+  if (result.tied > 1) text += ", tied " + std::to_string(result.tied);
+  if (result.noise) text += ", noise " + std::to_string(int(std::lround(*result.noise * 100))) + "%";
+  return text;
+}
+
 }  // namespace
 
 std::string format_table(const std::vector<ReportRow>& rows) {
   const std::vector<std::string> header = {"kernel", "problem", "device", "default", "tuned",
-                                           "speed-up", "evaluated (resumed)", "failures", "stopped by"};
+                                           "speed-up", "evaluated (resumed)", "failures", "confirmed",
+                                           "stopped by"};
   std::vector<std::vector<std::string>> cells;
   for (const ReportRow& row : rows) {
     const TuningResult& r = row.result;
@@ -40,7 +51,8 @@ std::string format_table(const std::vector<ReportRow>& rows) {
                      r.default_seconds ? format_seconds(*r.default_seconds) : "-",
                      r.best_seconds ? format_seconds(*r.best_seconds) : "-", speedup(r),
                      std::to_string(r.evaluations) + " (" + std::to_string(r.resumed) + ")",
-                     row.error.empty() ? failures(r) : "error", row.error.empty() ? r.stopped_by : "-"});
+                     row.error.empty() ? failures(r) : "error", confirmed(r),
+                     row.error.empty() ? r.stopped_by : "-"});
   }
   std::vector<std::size_t> widths(header.size());
   for (std::size_t c = 0; c < header.size(); ++c) {
@@ -60,6 +72,7 @@ std::string format_table(const std::vector<ReportRow>& rows) {
     table += format_line(cells[i]);
     if (!rows[i].error.empty()) table += "    error: " + rows[i].error + '\n';
     else if (!rows[i].configuration.empty()) table += "    best: " + rows[i].configuration + '\n';
+    if (!rows[i].result.overrun.empty()) table += "    time: " + rows[i].result.overrun + '\n';
   }
   return table;
 }
@@ -89,6 +102,10 @@ std::string format_json(const std::vector<ReportRow>& rows) {
                        {"failures", failures_by_kind},
                        {"stopped_by", r.stopped_by},
                        {"wall_seconds", r.wall_seconds},
+                       {"overrun", r.overrun},
+                       {"confirmation_rounds", r.confirmation_rounds},
+                       {"tied", r.tied},
+                       {"noise", r.noise ? nlohmann::json(*r.noise) : nullptr},
                        {"profile", row.profile_file},
                        {"error", row.error}});
   }

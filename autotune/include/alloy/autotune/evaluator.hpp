@@ -22,10 +22,11 @@ struct MeasureOptions {
   /// A configuration whose first run takes longer is a timeout. The run
   /// cannot be cancelled on the device: the evaluator waits for it to end.
   double timeout_seconds = 10.0;
-  /// A configuration whose first run is this many times slower than the best
-  /// so far is not timed again: its first run is its time. Far from the
-  /// best, a precise time changes nothing, and slow runs are most of a
-  /// search's cost.
+  /// A configuration whose every timed run so far (a batch of
+  /// min_repetitions) is this many times slower than the best so far is not
+  /// timed further. Far from the best, a precise time changes nothing, and
+  /// slow runs are most of a search's cost; but one slow run, which a shared
+  /// device gives any configuration now and then, is no verdict.
   double hopeless_factor = 2.0;
 };
 
@@ -34,7 +35,8 @@ struct MeasureOptions {
 /// error), run once from freshly written inputs and its outputs compared with
 /// the reference (launch refused, wrong result, timeout; this run is also the
 /// warm-up), then timed by device events in batches until the spread is
-/// small or a cap is hit; the median is the time. The reference is the
+/// small or a cap is hit; the median is the time, with its confidence
+/// interval. Outputs compare per their OutputCheck. The reference is the
 /// target's host function, else the outputs of the kernel's default
 /// configuration, computed on the first measure().
 ///
@@ -55,6 +57,10 @@ class Evaluator {
   /// `best_seconds`: the best time so far, for hopeless_factor.
   Measurement measure(const Configuration& configuration,
                       std::optional<double> best_seconds = std::nullopt);
+  /// The median of `runs` more timed runs of a configuration measure() found
+  /// ok, without writing inputs or verifying; nothing when a run fails. Its
+  /// compiled kernel is kept for the next call: for confirmation rounds.
+  std::optional<double> retime(const Configuration& configuration, std::size_t runs);
 
   Device& device() const;
 

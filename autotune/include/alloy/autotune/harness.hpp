@@ -7,14 +7,31 @@
 #include <string>
 #include <vector>
 
+#include "alloy/autotune/host_array.hpp"
 #include "alloy/tunable_kernel.hpp"
 
 namespace alloy::autotune {
 
-/// A float buffer the kernel reads or writes. Every run starts from the same
-/// contents, from a fixed seed: random values in [-1, 1), zeros, or random
-/// zeros and ones (sums of up to 2^24 of them are exact in float, so a
-/// reduction can be checked exactly).
+/// How an output is compared with its reference. Integer elements compare
+/// exactly, always; floats within |got - expected| <= absolute + relative *
+/// |expected| (NaN never passes).
+struct OutputCheck {
+  enum class Kind {
+    elements,  ///< element by element
+    sum,       ///< only the sums (floats: against the sum of |expected|)
+    sorted,    ///< element by element after sorting both: any order passes
+  };
+
+  Kind kind = Kind::elements;
+  double relative = 1e-4;
+  double absolute = 1e-4;
+};
+
+/// A buffer the kernel reads or writes. Every run starts from the same
+/// contents, from a fixed seed: random values (floats in [-1, 1), integers
+/// over the type's whole range), zeros, or random zeros and ones (sums of up
+/// to 2^24 of them are exact even in float, so a reduction can be checked
+/// exactly).
 struct HarnessBuffer {
   enum class Fill { random, zeros, bits };
 
@@ -22,6 +39,18 @@ struct HarnessBuffer {
   ParameterProduct elements;  ///< of problem dimensions only, e.g. {1, {}, {0, 2}} = M*K
   Fill fill = Fill::random;
   bool output = false;        ///< compared against the reference after a run
+  ElementType type = ElementType::f32;
+  OutputCheck check;          ///< for outputs
+
+  static HarnessBuffer input(std::string name, ParameterProduct elements, Fill fill = Fill::random,
+                             ElementType type = ElementType::f32) {
+    return {std::move(name), std::move(elements), fill, false, type, {}};
+  }
+  /// Starts as zeros unless `fill` says otherwise.
+  static HarnessBuffer checked_output(std::string name, ParameterProduct elements, OutputCheck check = {},
+                              ElementType type = ElementType::f32, Fill fill = Fill::zeros) {
+    return {std::move(name), std::move(elements), fill, true, type, check};
+  }
 };
 
 /// One kernel argument, in the kernel's parameter order.
@@ -39,11 +68,10 @@ struct HarnessArgument {
 };
 
 /// Computes on the host what the kernel's output buffers must hold:
-/// `buffers` are every buffer's initial contents; `expected` has one vector
-/// per output buffer, in buffer order, already sized.
-using HostReference = std::function<void(const Extent& problem,
-                                         const std::vector<std::vector<float>>& buffers,
-                                         std::vector<std::vector<float>>& expected)>;
+/// `buffers` are every buffer's initial contents; `expected` has one array
+/// per output buffer, in buffer order, already typed and sized.
+using HostReference = std::function<void(const Extent& problem, const std::vector<HostArray>& buffers,
+                                         std::vector<HostArray>& expected)>;
 
 struct Harness {
   std::vector<HarnessBuffer> buffers;
@@ -51,9 +79,6 @@ struct Harness {
   /// Empty: the outputs of the kernel's default configuration on the same
   /// device are the reference.
   HostReference reference;
-  /// A result is right when |got - expected| <= tolerance * (1 + |expected|)
-  /// for every element.
-  double tolerance = 1e-4;
 };
 
 /// A kernel the tuner knows how to tune, with problems to tune it for when the

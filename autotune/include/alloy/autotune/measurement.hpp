@@ -29,8 +29,12 @@ struct Measurement {
   Configuration configuration;
   Outcome outcome = Outcome::ok;
   double seconds = 0;          ///< median kernel time of the timed runs, when ok
+  double low = 0;              ///< the median's confidence interval (see summarize())
+  double high = 0;
   double spread = 0;           ///< relative standard deviation of those runs
   std::size_t repetitions = 0; ///< timed runs
+  /// 0: measured by the search; from 1: the confirmation round that re-timed it.
+  unsigned round = 0;
   std::string detail;          ///< why, for failures: the compiler's first line, the wrong element
   bool resumed = false;        ///< read from the results log, not measured in this run
 

@@ -27,7 +27,9 @@ struct LogKey {
 
 /// One line per measurement:
 ///   {"kernel": ..., "source_hash": ..., "device": ..., "problem": [...],
-///    "configuration": {...}, "outcome": "ok", "seconds": ..., ...}
+///    "configuration": {...}, "outcome": "ok", "seconds": ..., "low": ...,
+///    "high": ..., ...}
+/// and one per confirmation sample, with its "round" (from 1).
 /// Each line is flushed as soon as it is written, so even `kill -9`
 /// loses at most the line being written; a torn last line is skipped when
 /// the file is read again. Lines of other kernels, sources, devices or
@@ -39,7 +41,8 @@ class ResultsLog {
   /// opened for appending.
   explicit ResultsLog(std::filesystem::path file);
 
-  /// The measurements logged for `key`, in the order they were made, with
+  /// The search's measurements logged for `key` (confirmation rounds are
+  /// left out), in the order they were made, with
   /// configurations in `kernel`'s parameter order (lines naming other
   /// parameters are skipped) and `resumed` set.
   std::vector<Measurement> measurements(const LogKey& key, const TunableKernel& kernel) const;

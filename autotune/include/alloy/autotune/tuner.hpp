@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "alloy/autotune/confirmation.hpp"
 #include "alloy/autotune/evaluator.hpp"
 #include "alloy/autotune/harness.hpp"
 #include "alloy/autotune/results_log.hpp"
@@ -47,12 +48,12 @@ struct TuneOptions {
   MeasureOptions measure;
   /// Unset: between_measurements on CPU devices, else during_measurement.
   std::optional<CompileOverlap> overlap;
-  /// After the search, this many of the fastest configurations, and the
-  /// default, are measured twice more, taking turns; the best median wins
-  /// and the default's median is its time. Neighbours in the ranking are
-  /// often closer than a device drifts over minutes. 0 or 1: the fastest
-  /// single measurement wins.
-  std::size_t confirm_best = 3;
+  /// After the search, the configurations whose time it could not separate
+  /// from the best, and the default, are timed again in interleaved rounds
+  /// (see confirm()); the confirmed medians are the best and default times.
+  /// Neighbours in the ranking are often closer than a device drifts over
+  /// minutes.
+  ConfirmOptions confirm;
   /// Candidates compiled ahead; 0: as many as oneTBB has workers.
   std::size_t compile_window = 0;
   std::function<void(const TuningProgress&)> on_progress;
@@ -78,7 +79,16 @@ struct TuningResult {
   std::size_t resumed = 0;      ///< read from the results log
   std::map<Outcome, std::size_t> outcomes;
   std::string stopped_by;  ///< the budget limit reached, "strategy done" or "interrupted"
-  double wall_seconds = 0;
+  double wall_seconds = 0;  ///< everything: reference, search, compiles and confirmation
+  /// Why wall_seconds is more than 10 % over a wall-time budget; empty when it is not.
+  std::string overrun;
+  unsigned confirmation_rounds = 0;
+  /// Confirmed candidates not separated from the best, the best included: 1
+  /// when it is faster than every other one.
+  std::size_t tied = 1;
+  /// Relative standard deviation of the default's confirmation rounds: how
+  /// much the device's timings moved during the run (nothing unconfirmed).
+  std::optional<double> noise;
 };
 
 /// Tunes `target` for `problem` on `device`. Measurements already in `log`
