@@ -7,6 +7,9 @@
 namespace alloy::autotune {
 namespace {
 
+// Medians this close are a tie, whatever the intervals say.
+constexpr double tie_margin = 0.05;
+
 std::size_t distance(const Configuration& configuration, const Configuration& defaults) {
   std::size_t changed = 0;
   for (std::size_t p = 0; p < configuration.size() && p < defaults.size(); ++p) {
@@ -67,6 +70,15 @@ ConfirmationOutcome choose_confirmed(const std::vector<ConfirmationCandidate>& c
   }
   ConfirmationOutcome outcome;
   if (in.empty()) return outcome;
+  // Tied with the fastest median: not separated from it, and not much
+  // slower either (a candidate fast one run in four has a wide interval,
+  // but its median says what it usually does).
+  const std::size_t fastest_in = *std::min_element(in.begin(), in.end(), [&](std::size_t a, std::size_t b) {
+    return summaries[a].median < summaries[b].median;
+  });
+  std::erase_if(in, [&](std::size_t i) {
+    return summaries[i].median > (1.0 + tie_margin) * summaries[fastest_in].median;
+  });
   outcome.tied = in.size();
   const bool any_other = std::any_of(in.begin(), in.end(), [&](std::size_t i) { return !candidates[i].is_default; });
   std::optional<std::size_t> chosen;
@@ -100,13 +112,16 @@ ConfirmationOutcome confirm(std::vector<ConfirmationCandidate>& candidates, cons
     ++rounds;
     // Rotating the order evens out what running first or after a given
     // neighbour does to a time (caches, clocks ramping).
+    bool timed = false;
     for (std::size_t k = 0; k < candidates.size(); ++k) {
       const std::size_t i = (k + rounds) % candidates.size();
       if (candidates[i].dropped) continue;
       if (out_of_time()) {
         stopped = true;
+        if (!timed) --rounds;
         break;
       }
+      timed = true;
       const std::optional<double> seconds = time_once(i, rounds);
       if (seconds) {
         candidates[i].samples.push_back(*seconds);

@@ -174,11 +174,28 @@ TuningResult tune(Runtime& runtime, Device& device, const TuningTarget& target, 
     }
   };
 
+  // The search ends where a typical step (compiling and measuring one
+  // candidate) would no longer fit, rather than starting one that overruns.
+  std::optional<Clock::time_point> search_deadline;
+  if (search_budget.wall_time) {
+    search_deadline = start + std::chrono::duration_cast<Clock::duration>(*search_budget.wall_time);
+  }
+  double step_seconds_sum = 0;
+  std::size_t steps = 0;
+  auto typical_step = [&] {
+    return std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(steps > 0 ? step_seconds_sum / double(steps) : 0.0));
+  };
   while (true) {
     if (auto reason = tracker.exhausted()) {
       result.stopped_by = *reason;
       break;
     }
+    if (search_deadline && Clock::now() + typical_step() > *search_deadline) {
+      result.stopped_by = "wall time";
+      break;
+    }
+    const Clock::time_point step_start = Clock::now();
     if (stop_requested()) {
       result.stopped_by = "interrupted";
       break;
@@ -194,6 +211,8 @@ TuningResult tune(Runtime& runtime, Device& device, const TuningTarget& target, 
     const std::size_t point = pending.front();
     pending.pop_front();
     measure_and_log(space.configuration(point), point);
+    step_seconds_sum += seconds_since(step_start);
+    ++steps;
   }
   evaluator.wait_for_compiles();
   if (result.stopped_by != "interrupted") {

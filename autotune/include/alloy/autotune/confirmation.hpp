@@ -45,15 +45,15 @@ std::vector<ConfirmationCandidate> confirmation_candidates(const std::vector<Mea
 struct ConfirmationOutcome {
   std::size_t chosen = 0;  ///< index into the candidates
   unsigned rounds = 0;
-  /// Candidates still not separated from the chosen one, itself included
-  /// (1: the chosen one is faster than every other).
+  /// Candidates tied with the fastest median, the chosen one included (1:
+  /// it is faster than every other).
   std::size_t tied = 1;
 };
 
-/// Among the candidates not dropped: the only one left, or, when several
-/// are tied, never the default over a candidate not shown to be slower,
-/// then the fewest parameters changed from the default, then the lowest
-/// median. `separation_tried` false (the budget ended the rounds before
+/// Among the candidates not dropped, those tied with the fastest median
+/// (within 5 % of it): the only one, or, when several are tied, never the
+/// default over a candidate not shown to be slower, then the fewest
+/// parameters changed from the default, then the lowest median. `separation_tried` false (the budget ended the rounds before
 /// min_rounds): the lowest median, the default still last.
 ConfirmationOutcome choose_confirmed(const std::vector<ConfirmationCandidate>& candidates,
                                      bool separation_tried = true);

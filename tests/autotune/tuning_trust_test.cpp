@@ -1,0 +1,164 @@
+// What makes a tuning result trustworthy on a real device: integer outputs
+// checked exactly, no configuration lost to one slow run, and a wall-time
+// budget that covers everything the tuner does.
+#include <algorithm>
+#include <chrono>
+#include <string>
+
+#include "alloy/autotune/evaluator.hpp"
+#include "alloy/autotune/tuner.hpp"
+#include "embedded/tuning_checks_source.hpp"
+#include "support/temporary_folder.hpp"
+#include "support/test_devices.hpp"
+
+namespace alloy::test {
+namespace {
+
+using autotune::HarnessArgument;
+using autotune::HarnessBuffer;
+using autotune::HostArray;
+using autotune::Outcome;
+
+constexpr std::size_t count_items = 1 << 14;
+
+// offset_counts with ERROR in {0, 1, 1024}; its host reference is exact.
+autotune::TuningTarget counts_target() {
+  autotune::TuningTarget target;
+  TunableKernel& kernel = target.kernel;
+  kernel.name = "test.offset_counts";
+  kernel.source = {"tuning_checks.cl", std::string(alloy_kernels::tuning_checks_source), ""};
+  kernel.kernel_name = "offset_counts";
+  kernel.parameters = {{"ERROR", {0, 1, 1024}, 0, {}}, {"WGS", {16, 32}, 16, {}}};
+  kernel.launch = {{0, {}, {}, {1, {"WGS"}, {}}}};
+  target.harness.buffers = {HarnessBuffer::input("in", {1, {}, {0}}, HarnessBuffer::Fill::random,
+                                                 autotune::ElementType::u32),
+                            HarnessBuffer::checked_output("out", {1, {}, {0}}, {}, autotune::ElementType::u32)};
+  target.harness.arguments = {HarnessArgument::dimension(0), HarnessArgument::buffer(0),
+                              HarnessArgument::buffer(1)};
+  target.harness.reference = [](const Extent&, const std::vector<HostArray>& buffers,
+                                std::vector<HostArray>& expected) {
+    const std::span<const std::uint32_t> in = buffers[0].view<std::uint32_t>();
+    const std::span<std::uint32_t> out = expected[0].view<std::uint32_t>();
+    for (std::size_t i = 0; i < in.size(); ++i) out[i] = in[i] + 7u;
+  };
+  return target;
+}
+
+// spin_work with WORK in {1, 2, 3, 4} units, the default 4; every
+// configuration's first run after its inputs are written is 12 units slower.
+// A unit is about a millisecond: a GPU runs the work-items side by side, a
+// CPU a few at a time.
+autotune::TuningTarget spin_target(const Device& device) {
+  autotune::TuningTarget target;
+  TunableKernel& kernel = target.kernel;
+  kernel.name = "test.spin_work";
+  const char* unit = device.info().type == DeviceType::cpu ? "-DUNIT=1500" : "-DUNIT=400000";
+  kernel.source = {"tuning_checks.cl", std::string(alloy_kernels::tuning_checks_source), unit};
+  kernel.kernel_name = "spin_work";
+  kernel.parameters = {{"WORK", {1, 2, 3, 4}, 4, {}}};
+  kernel.launch = {{0, {}, {}, {16, {}, {}}}};
+  target.harness.buffers = {HarnessBuffer::input("in", {1, {}, {0}}),
+                            HarnessBuffer::checked_output("out", {1, {}, {0}}),
+                            HarnessBuffer::input("fresh", {1, {}, {0}}, HarnessBuffer::Fill::zeros,
+                                                 autotune::ElementType::i32)};
+  target.harness.arguments = {HarnessArgument::dimension(0), HarnessArgument::buffer(0),
+                              HarnessArgument::buffer(1), HarnessArgument::buffer(2)};
+  target.harness.reference = [](const Extent&, const std::vector<HostArray>& buffers,
+                                std::vector<HostArray>& expected) {
+    const std::span<const float> in = buffers[0].view<float>();
+    const std::span<float> out = expected[0].view<float>();
+    for (std::size_t i = 0; i < in.size(); ++i) out[i] = 2.0f * in[i];
+  };
+  return target;
+}
+
+const autotune::TuningTarget& builtin(const std::string& name) {
+  for (const autotune::TuningTarget& target : autotune::builtin_targets()) {
+    if (target.kernel.name == name) return target;
+  }
+  throw Error("no builtin target " + name);
+}
+
+}  // namespace
+
+TEST_CASE("Autotune.Evaluator.integer_results_off_by_one_are_wrong") {
+  for_each_device([](Device& device) {
+    const autotune::TuningTarget target = counts_target();
+    const Extent problem(count_items);
+    autotune::Evaluator evaluator(runtime(), device, target, problem);
+    CHECK(evaluator.measure({0, 32}).outcome == Outcome::ok);
+    for (std::int64_t error : {1, 1024}) {
+      CAPTURE(error);
+      const autotune::Measurement wrong = evaluator.measure({error, 32});
+      CHECK(wrong.outcome == Outcome::wrong_result);
+      // One element, named, with both values in full.
+      CHECK(wrong.detail.find("1 of 16384 elements wrong") != std::string::npos);
+      CHECK(wrong.detail.find("element " + std::to_string(count_items / 3)) != std::string::npos);
+      MESSAGE(wrong.detail);
+    }
+    // Without a host reference the default's outputs are the reference:
+    // compared exactly as well.
+    autotune::TuningTarget no_reference = target;
+    no_reference.harness.reference = nullptr;
+    autotune::Evaluator by_default(runtime(), device, no_reference, problem);
+    CHECK(by_default.measure({0, 32}).outcome == Outcome::ok);
+    CHECK(by_default.measure({1, 16}).outcome == Outcome::wrong_result);
+
+    // And a wrong one never becomes the tuned best.
+    autotune::ResultsLog log({});
+    autotune::TuneOptions options;
+    options.strategy = "exhaustive";
+    const autotune::TuningResult result = autotune::tune(runtime(), device, target, problem, options, log);
+    CHECK(result.outcomes.at(Outcome::wrong_result) == 4);
+    REQUIRE(result.best);
+    CHECK((*result.best)[0] == 0);
+  });
+}
+
+TEST_CASE("Autotune.Evaluator.one_slow_run_does_not_discard_a_configuration") {
+  for_each_device([](Device& device) {
+    const autotune::TuningTarget target = spin_target(device);
+    autotune::ResultsLog log({});
+    autotune::TuneOptions options;
+    options.strategy = "exhaustive";
+    std::vector<autotune::Measurement> measured;
+    options.on_progress = [&](const autotune::TuningProgress& progress) { measured.push_back(progress.last); };
+    const autotune::TuningResult result = autotune::tune(runtime(), device, target, Extent(1024), options, log);
+    for (const autotune::Measurement& measurement : measured) {
+      MESSAGE("WORK=" << measurement.configuration[0] << ": " << measurement.seconds * 1e3 << " ms over "
+                      << measurement.repetitions << " runs " << measurement.detail);
+    }
+    REQUIRE(result.best);
+    REQUIRE(result.default_seconds);
+    // Every first run is 13 to 16 units, far past twice the default's 4:
+    // judged on it, WORK = 1 would lose to the default.
+    CHECK((*result.best)[0] == 1);
+    CHECK(*result.best_seconds < 0.5 * *result.default_seconds);
+    CHECK(result.tied == 1);
+  });
+}
+
+TEST_CASE("Autotune.Tuner.wall_time_budget_includes_reference_compiles_and_confirmation") {
+  for_each_device([](Device& device) {
+    const autotune::TuningTarget& gemm = builtin("alloy.gemm");
+    autotune::ResultsLog log({});
+    autotune::TuneOptions options;
+    options.strategy = "random";
+    const double budget = 4.0;
+    options.budget.wall_time = std::chrono::duration<double>(budget);
+    const auto start = std::chrono::steady_clock::now();
+    const autotune::TuningResult result =
+        autotune::tune(runtime(), device, gemm, Extent(256, 256, 256), options, log);
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    MESSAGE(result.evaluations << " evaluations and " << result.confirmation_rounds
+                               << " confirmation rounds in " << elapsed << " s of a " << budget
+                               << " s budget on " << device.label() << "; " << result.overrun);
+    CHECK(result.stopped_by == "wall time");
+    CHECK(result.confirmation_rounds >= 1);
+    CHECK(elapsed <= 1.1 * budget);
+    CHECK(result.wall_seconds <= elapsed);
+    CHECK(result.overrun.empty());
+  });
+}
+
+}  // namespace alloy::test

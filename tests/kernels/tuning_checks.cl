@@ -1,0 +1,46 @@
+// Kernels for the tuner's verification and outlier tests.
+//
+// offset_counts: out = in + 7 over uints spread across the whole range,
+// where a float comparison with a relative tolerance would pass an element
+// off by 1 or by 1024; ERROR adds that much to one element.
+//
+// spin_work: out = 2 × in after WORK units of spinning per work-item, and
+// SLOW_FIRST more units in the first run after the inputs are written (a
+// work-item's `fresh` flag is still 0 then): one slow run, as a shared
+// device gives any configuration now and then.
+
+#ifndef ERROR
+#define ERROR 0
+#endif
+#ifndef WGS
+#define WGS 16
+#endif
+#ifndef WORK
+#define WORK 1
+#endif
+#ifndef UNIT
+#define UNIT 1000
+#endif
+#ifndef SLOW_FIRST
+#define SLOW_FIRST 12
+#endif
+
+KERNEL void offset_counts(const int n, GLOBAL const uint* restrict in, GLOBAL uint* restrict out) {
+  const int i = (int)get_global_id(0);
+  if (i >= n) return;
+  uint value = in[i] + 7u;
+  if (i == n / 3) value += (uint)ERROR;
+  out[i] = value;
+}
+
+KERNEL void spin_work(const int n, GLOBAL const float* restrict in, GLOBAL float* restrict out,
+                      GLOBAL int* restrict fresh) {
+  const int i = (int)get_global_id(0);
+  if (i >= n) return;
+  const int units = fresh[i] == 0 ? WORK + SLOW_FIRST : WORK;
+  fresh[i] = 1;
+  // A dependent chain the compiler cannot fold.
+  float spin = in[i];
+  for (int k = 0; k < units * UNIT; ++k) spin = spin * 0.999999f + 1e-7f;
+  out[i] = in[i] * 2.0f + ((spin == 12345.0f) ? 1.0f : 0.0f);
+}
