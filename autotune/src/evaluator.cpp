@@ -150,7 +150,8 @@ struct Evaluator::State {
   }
 
   Measurement run(const Configuration& configuration, bool capture_reference,
-                  std::optional<double> best_seconds);
+                  std::optional<double> best_seconds,
+                  std::optional<std::chrono::steady_clock::time_point> timing_ends = std::nullopt);
 };
 
 Evaluator::Evaluator(Runtime& runtime, Device& device, const TuningTarget& target, Extent problem,
@@ -215,7 +216,8 @@ void Evaluator::compile_ahead(const Configuration& configuration) {
 
 void Evaluator::wait_for_compiles() { state_->compiler.wait_all(); }
 
-Measurement Evaluator::measure(const Configuration& configuration, std::optional<double> best_seconds) {
+Measurement Evaluator::measure(const Configuration& configuration, std::optional<double> best_seconds,
+                               std::optional<std::chrono::steady_clock::time_point> timing_ends) {
   if (!state_->reference) {
     // The default configuration's outputs are the reference: measure it
     // first, so a broken default fails loudly rather than every candidate.
@@ -229,11 +231,12 @@ Measurement Evaluator::measure(const Configuration& configuration, std::optional
     }
     if (configuration == defaults) return baseline;
   }
-  return state_->run(configuration, false, best_seconds);
+  return state_->run(configuration, false, best_seconds, timing_ends);
 }
 
 Measurement Evaluator::State::run(const Configuration& configuration, bool capture_reference,
-                                  std::optional<double> best_seconds) {
+                                  std::optional<double> best_seconds,
+                                  std::optional<std::chrono::steady_clock::time_point> timing_ends) {
   const TunableKernel& kernel = target.kernel;
   if (auto why = check_configuration(kernel, configuration, problem, limits)) {
     return failed(configuration, Outcome::invalid, *why);
@@ -309,6 +312,7 @@ Measurement Evaluator::State::run(const Configuration& configuration, bool captu
         break;
       }
       if (relative_spread(seconds) <= options.target_spread || total >= options.max_seconds) break;
+      if (timing_ends && std::chrono::steady_clock::now() >= *timing_ends) break;
     }
   } catch (const Error& error) {
     queue = device.create_queue();

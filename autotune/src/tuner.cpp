@@ -92,6 +92,10 @@ TuningResult tune(Runtime& runtime, Device& device, const TuningTarget& target, 
     if (options.confirm.enabled) *search_budget.wall_time *= 1.0 - options.confirm.budget_share;
   }
   BudgetTracker tracker(search_budget, space.size());
+  std::optional<Clock::time_point> search_deadline;
+  if (search_budget.wall_time) {
+    search_deadline = start + std::chrono::duration_cast<Clock::duration>(*search_budget.wall_time);
+  }
   std::unique_ptr<Strategy> strategy = make_strategy(options.strategy, space, options.seed);
   Evaluator evaluator(runtime, device, target, problem, options.measure);
   const LogKey key{target.kernel.name, target.kernel.source_hash(), device.info().fingerprint(), problem};
@@ -132,7 +136,7 @@ TuningResult tune(Runtime& runtime, Device& device, const TuningTarget& target, 
   double longest_measurement = 0;
   auto measure_and_log = [&](const Configuration& configuration, std::optional<std::size_t> point) {
     const Clock::time_point measuring = Clock::now();
-    const Measurement measurement = evaluator.measure(configuration, result.best_seconds);
+    const Measurement measurement = evaluator.measure(configuration, result.best_seconds, search_deadline);
     longest_measurement = std::max(longest_measurement, seconds_since(measuring));
     log.append(key, target.kernel, measurement);
     take(measurement, point);
@@ -174,24 +178,18 @@ TuningResult tune(Runtime& runtime, Device& device, const TuningTarget& target, 
     }
   };
 
-  // The search ends where a typical step (compiling and measuring one
-  // candidate) would no longer fit, rather than starting one that overruns.
-  std::optional<Clock::time_point> search_deadline;
-  if (search_budget.wall_time) {
-    search_deadline = start + std::chrono::duration_cast<Clock::duration>(*search_budget.wall_time);
-  }
-  double step_seconds_sum = 0;
-  std::size_t steps = 0;
-  auto typical_step = [&] {
-    return std::chrono::duration_cast<Clock::duration>(
-        std::chrono::duration<double>(steps > 0 ? step_seconds_sum / double(steps) : 0.0));
-  };
+  // The search ends where its longest step so far (compiling and measuring
+  // candidates) would no longer fit, rather than starting one that overruns:
+  // neither a compile nor a run can be cut short.
+  double longest_step = 0;
   while (true) {
     if (auto reason = tracker.exhausted()) {
       result.stopped_by = *reason;
       break;
     }
-    if (search_deadline && Clock::now() + typical_step() > *search_deadline) {
+    if (search_deadline && Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                              std::chrono::duration<double>(longest_step)) >
+                               *search_deadline) {
       result.stopped_by = "wall time";
       break;
     }
@@ -211,8 +209,7 @@ TuningResult tune(Runtime& runtime, Device& device, const TuningTarget& target, 
     const std::size_t point = pending.front();
     pending.pop_front();
     measure_and_log(space.configuration(point), point);
-    step_seconds_sum += seconds_since(step_start);
-    ++steps;
+    longest_step = std::max(longest_step, seconds_since(step_start));
   }
   evaluator.wait_for_compiles();
   if (result.stopped_by != "interrupted") {

@@ -38,7 +38,9 @@ const char* valid_manifest = R"({
     "launch": [{"problem_dimension": 0, "divide": 2, "local": "WGS"}],
     "local_memory_bytes": ["4*WGS*CACHE"],
     "harness": {
-      "buffers": [{"name": "x", "elements": "2*$0", "fill": "zeros", "output": true}],
+      "buffers": [{"name": "x", "elements": "2*$0", "fill": "zeros", "output": true},
+                  {"name": "hist", "elements": 256, "type": "uint", "output": true, "compare": "sum"},
+                  {"name": "y", "elements": "$0", "output": true, "relative_tolerance": 0.25}],
       "arguments": [{"problem_dimension": 0}, {"float": 2.5}, {"buffer": 0}],
       "tolerance": 1e-5
     },
@@ -66,6 +68,16 @@ TEST_CASE("Autotune.Manifest.describes_a_target") {
   CHECK(target.harness.buffers[0].elements.factor == 2);
   CHECK(target.harness.buffers[0].elements.problem_dimensions == std::vector<unsigned>{0});
   CHECK(target.harness.buffers[0].fill == alloy::autotune::HarnessBuffer::Fill::zeros);
+  // Types and checks: the harness's tolerance unless the buffer names its own.
+  using alloy::autotune::OutputCheck;
+  CHECK(target.harness.buffers[0].type == alloy::autotune::ElementType::f32);
+  CHECK(target.harness.buffers[0].check.kind == OutputCheck::Kind::elements);
+  CHECK(target.harness.buffers[0].check.relative == doctest::Approx(1e-5));
+  CHECK(target.harness.buffers[0].check.absolute == doctest::Approx(1e-5));
+  CHECK(target.harness.buffers[1].type == alloy::autotune::ElementType::u32);
+  CHECK(target.harness.buffers[1].check.kind == OutputCheck::Kind::sum);
+  CHECK(target.harness.buffers[2].check.relative == doctest::Approx(0.25));
+  CHECK(target.harness.buffers[2].check.absolute == doctest::Approx(1e-5));
   CHECK(target.harness.arguments[1].kind == alloy::autotune::HarnessArgument::Kind::float_constant);
   CHECK(target.harness.arguments[1].constant == doctest::Approx(2.5));
   CHECK_FALSE(target.harness.reference);  // the default configuration is the reference
@@ -99,6 +111,11 @@ TEST_CASE("Autotune.Manifest.mistakes_name_file_and_field") {
   CHECK(error_for("\"2*$0\"", "\"2*$7\"").find("$0, $1, $2") != std::string::npos);
   CHECK(error_for("{\"float\": 2.5}", "{\"double\": 2.5}").find("argument") != std::string::npos);
   CHECK(error_for("[[1048576], [4096]]", "[[0]]").find("zero") != std::string::npos);
+  CHECK(error_for("\"type\": \"uint\"", "\"type\": \"uint32\"").find("uint32\"; use float") != std::string::npos);
+  CHECK(error_for("\"compare\": \"sum\"", "\"compare\": \"roughly\"").find("elements, sum or sorted") !=
+        std::string::npos);
+  CHECK(error_for("\"relative_tolerance\": 0.25", "\"relative_tolerance\": -1").find("relative_tolerance") !=
+        std::string::npos);
   CHECK(error_for("\"values\": [32, 64, 128]", "\"values\": \"many\"").find("values") != std::string::npos);
   CHECK(error_for("\"right\": 64", "\"right\": 99999999999999999999999").find("manifest") != std::string::npos);
   CHECK(error_for("{\n  \"kernels\"", "{\"kernels\": 3, \"x\"").find("manifest") != std::string::npos);

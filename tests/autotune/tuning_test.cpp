@@ -119,9 +119,8 @@ TEST_CASE("Autotune.Evaluator.failures_are_classified_and_tuning_goes_on") {
         default: CHECK(outcome == "timeout"); break;
       }
     }
-    // The two right configurations were confirmed against each other, and
-    // every round of it is in the log.
-    CHECK(result.confirmation_rounds >= 1);
+    // Whatever the confirmation re-timed is in the log with its round, and
+    // only right configurations were re-timed.
     const std::vector<nlohmann::json> rounds = log_lines(folder.path / "log.jsonl", true);
     CHECK(rounds.size() >= 2 * std::size_t(std::min(result.confirmation_rounds, 5u)));
     for (const nlohmann::json& line : rounds) {

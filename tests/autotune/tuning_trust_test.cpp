@@ -3,7 +3,11 @@
 // budget that covers everything the tuner does.
 #include <algorithm>
 #include <chrono>
+#include <fstream>
+#include <map>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "alloy/autotune/evaluator.hpp"
 #include "alloy/autotune/tuner.hpp"
@@ -118,7 +122,8 @@ TEST_CASE("Autotune.Evaluator.integer_results_off_by_one_are_wrong") {
 TEST_CASE("Autotune.Evaluator.one_slow_run_does_not_discard_a_configuration") {
   for_each_device([](Device& device) {
     const autotune::TuningTarget target = spin_target(device);
-    autotune::ResultsLog log({});
+    TemporaryFolder folder;
+    autotune::ResultsLog log(folder.path / "log.jsonl");
     autotune::TuneOptions options;
     options.strategy = "exhaustive";
     std::vector<autotune::Measurement> measured;
@@ -135,20 +140,32 @@ TEST_CASE("Autotune.Evaluator.one_slow_run_does_not_discard_a_configuration") {
     CHECK((*result.best)[0] == 1);
     CHECK(*result.best_seconds < 0.5 * *result.default_seconds);
     CHECK(result.tied == 1);
+    // WORK = 1 and the default were confirmed, round by round, in the log.
+    CHECK(result.confirmation_rounds >= autotune::ConfirmOptions{}.min_rounds);
+    std::map<std::int64_t, unsigned> rounds;
+    std::ifstream in(folder.path / "log.jsonl");
+    for (std::string text; std::getline(in, text);) {
+      const nlohmann::json line = nlohmann::json::parse(text);
+      if (line.contains("round")) ++rounds[line["configuration"]["WORK"].get<std::int64_t>()];
+    }
+    CHECK(rounds[1] == result.confirmation_rounds);
+    CHECK(rounds[4] >= autotune::ConfirmOptions{}.min_rounds);
   });
 }
 
 TEST_CASE("Autotune.Tuner.wall_time_budget_includes_reference_compiles_and_confirmation") {
   for_each_device([](Device& device) {
-    const autotune::TuningTarget& gemm = builtin("alloy.gemm");
+    // The triad compiles fast, and its 40 configurations take longer to
+    // measure than the budget lasts.
+    const autotune::TuningTarget& triad = builtin("alloy.triad");
     autotune::ResultsLog log({});
     autotune::TuneOptions options;
     options.strategy = "random";
-    const double budget = 4.0;
+    const double budget = 3.0;
     options.budget.wall_time = std::chrono::duration<double>(budget);
     const auto start = std::chrono::steady_clock::now();
     const autotune::TuningResult result =
-        autotune::tune(runtime(), device, gemm, Extent(256, 256, 256), options, log);
+        autotune::tune(runtime(), device, triad, Extent(std::size_t{1} << 22), options, log);
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     MESSAGE(result.evaluations << " evaluations and " << result.confirmation_rounds
                                << " confirmation rounds in " << elapsed << " s of a " << budget

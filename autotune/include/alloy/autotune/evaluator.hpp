@@ -2,7 +2,9 @@
 // ahead on oneTBB workers, verifies each result, times repeated runs.
 #pragma once
 
+#include <chrono>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "alloy/autotune/harness.hpp"
@@ -55,8 +57,11 @@ class Evaluator {
   /// Blocks until every compile started by compile_ahead() has ended.
   void wait_for_compiles();
   /// `best_seconds`: the best time so far, for hopeless_factor.
+  /// `timing_ends`: no batch of timed runs starts after it (a budget's end),
+  /// though the first batch always runs.
   Measurement measure(const Configuration& configuration,
-                      std::optional<double> best_seconds = std::nullopt);
+                      std::optional<double> best_seconds = std::nullopt,
+                      std::optional<std::chrono::steady_clock::time_point> timing_ends = std::nullopt);
   /// The median of `runs` more timed runs of a configuration measure() found
   /// ok, without writing inputs or verifying; nothing when a run fails. Its
   /// compiled kernel is kept for the next call: for confirmation rounds.
