@@ -260,6 +260,7 @@ std::filesystem::path record_in_profile(const std::filesystem::path& dir, const 
   }
   entry.seconds = *result.best_seconds;
   entry.default_seconds = result.default_seconds.value_or(0.0);
+  entry.noise = result.noise.value_or(0.0);
   entry.strategy = options.strategy;
   entry.evaluations = result.evaluations;
   entry.space_size = result.space_size;

@@ -116,6 +116,8 @@ ProfileEntry parse_entry(const json& value, std::size_t index) {
   }
   entry.seconds = seconds_field(value, "seconds", where);
   entry.default_seconds = seconds_field(value, "default_seconds", where);
+  // Optional: profiles written before it was measured lack it.
+  if (value.contains("noise")) entry.noise = seconds_field(value, "noise", where);
   const json& budget = field(value, "budget", where);
   if (!budget.is_object()) throw Malformed{where + ": \"budget\" is not an object"};
   entry.strategy = string_field(budget, "strategy", where + " budget");
@@ -153,6 +155,7 @@ std::string to_json(const DeviceProfile& profile) {
                        {"configuration", entry.configuration},
                        {"seconds", entry.seconds},
                        {"default_seconds", entry.default_seconds},
+                       {"noise", entry.noise},
                        {"budget",
                         {{"strategy", entry.strategy},
                          {"evaluations", entry.evaluations},

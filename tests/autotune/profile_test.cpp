@@ -58,6 +58,7 @@ ProfileEntry entry(const TunableKernel& kernel, Extent problem, std::int64_t blo
   result.configuration = {{"BLOCK", block}, {"UNROLL", unroll}};
   result.seconds = 1e-3;
   result.default_seconds = 4e-3;
+  result.noise = 0.25;
   result.strategy = "annealing";
   result.evaluations = 12;
   result.space_size = 12;
@@ -107,6 +108,7 @@ TEST_CASE("Autotune.Profile.json_round_trip") {
   CHECK(first.problem[0] == 1024);
   CHECK(first.seconds == doctest::Approx(1e-3));
   CHECK(first.default_seconds == doctest::Approx(4e-3));
+  CHECK(first.noise == doctest::Approx(0.25));
   CHECK(first.strategy == "annealing");
   CHECK(first.evaluations == 12);
   CHECK(first.tuning_seconds == doctest::Approx(3.5));
@@ -259,11 +261,17 @@ TEST_CASE("Autotune.Profile.hostile_values_rejected") {
       with("\"entries\": [", "\"entries\": {\"x\": ["),
       with("\"kernel\": \"test.blocked\"", "\"kernel\": 7"),
       with("\"evaluations\": 12", "\"evaluations\": -12"),
+      with("\"noise\": 0.25", "\"noise\": -0.25"),
+      with("\"noise\": 0.25", "\"noise\": \"high\""),
       std::string(17u << 20, ' '),
       "[]",
       "null",
       "{\"format\": \"alloy-profile\"}",
   };
+  // Profiles from before the noise was measured still read, as unknown noise.
+  const alloy::ProfileParse older = alloy::parse_profile(with("\"noise\": 0.25,", ""));
+  REQUIRE_MESSAGE(older.profile, older.error);
+  CHECK(older.profile->entries[0].noise == 0.0);
   for (const std::string& text : hostile) {
     const alloy::ProfileParse parsed = alloy::parse_profile(text);
     CAPTURE(text.substr(0, 200));

@@ -275,8 +275,10 @@ std::string run_part(const Part& part, unsigned buffer_seed) {
     const auto host = buffers[b].host();
     for (int i = 0; i < elements; ++i) {
       if (host[i] != model[b][i]) {
-        return "B" + std::to_string(b) + "[" + std::to_string(i) + "] is " + std::to_string(host[i]) +
-               ", the model says " + std::to_string(model[b][i]);
+        // A stream, not "B" + std::string: GCC 12 warns falsely (-Wrestrict) on that.
+        std::ostringstream text;
+        text << 'B' << b << '[' << i << "] is " << host[i] << ", the model says " << model[b][i];
+        return text.str();
       }
     }
   }

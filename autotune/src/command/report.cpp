@@ -29,12 +29,17 @@ std::string speedup(const TuningResult& result) {
   return text;
 }
 
-// "8 rounds, tied 2, noise 4%": how sure the pick is.
+// Above this, a row is marked as measured on a busy device.
+constexpr double noisy = 0.10;
+
+std::string percent(double fraction) { return std::to_string(int(std::lround(fraction * 100))) + " %"; }
+
+// "8 rounds, tied 2, noise 4 %": how sure the pick is.
 std::string confirmed(const TuningResult& result) {
   if (result.confirmation_rounds == 0) return "-";
   std::string text = std::to_string(result.confirmation_rounds) + " rounds";
   if (result.tied > 1) text += ", tied " + std::to_string(result.tied);
-  if (result.noise) text += ", noise " + std::to_string(int(std::lround(*result.noise * 100))) + "%";
+  if (result.noise) text += ", noise " + percent(*result.noise);
   return text;
 }
 
@@ -73,6 +78,10 @@ std::string format_table(const std::vector<ReportRow>& rows) {
     if (!rows[i].error.empty()) table += "    error: " + rows[i].error + '\n';
     else if (!rows[i].configuration.empty()) table += "    best: " + rows[i].configuration + '\n';
     if (!rows[i].result.overrun.empty()) table += "    time: " + rows[i].result.overrun + '\n';
+    if (rows[i].result.noise && *rows[i].result.noise > noisy) {
+      table += "    noise: the default's time moved " + percent(*rows[i].result.noise) +
+               " between rounds; the device was busy, so tune again when it is idle\n";
+    }
   }
   return table;
 }

@@ -27,6 +27,10 @@ struct ProfileEntry {
   std::map<std::string, std::int64_t> configuration;  ///< by parameter name
   double seconds = 0;          ///< measured time of the configuration
   double default_seconds = 0;  ///< of the kernel's default; 0 when unknown
+  /// How much the default's time moved between the tuner's confirmation
+  /// rounds (relative standard deviation): above 0.1 the entry was measured
+  /// on a busy device. 0 when unknown.
+  double noise = 0;
   // The tuning budget spent on it.
   std::string strategy;
   std::size_t evaluations = 0;
