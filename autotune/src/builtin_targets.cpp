@@ -23,6 +23,7 @@ TuningTarget gemm_target() {
   // 1e-5 for K = 2048, while a wrong index is off by O(1).
   harness.buffers = {Buffer::input("a", {1, {}, {0, 2}}), Buffer::input("b", {1, {}, {2, 1}}),
                      Buffer::checked_output("c", {1, {}, {0, 1}}, {OutputCheck::Kind::elements, 1e-3, 1e-3})};
+  harness.buffers[2].reset_each_run = false;  // every run writes all of C
   harness.arguments = {Argument::dimension(0), Argument::dimension(1), Argument::dimension(2),
                        Argument::buffer(0),    Argument::buffer(1),    Argument::buffer(2)};
   harness.reference = [](const Extent& problem, const std::vector<HostArray>& buffers,
@@ -56,6 +57,7 @@ TuningTarget transpose_target() {
   // Problem Extent(columns, rows).
   constexpr OutputCheck exact{OutputCheck::Kind::elements, 0, 0};  // a copy
   harness.buffers = {Buffer::input("in", {1, {}, {0, 1}}), Buffer::checked_output("out", {1, {}, {0, 1}}, exact)};
+  harness.buffers[1].reset_each_run = false;  // every run writes all of it
   harness.arguments = {Argument::dimension(1), Argument::dimension(0), Argument::buffer(0),
                        Argument::buffer(1)};
   harness.reference = [](const Extent& problem, const std::vector<HostArray>& buffers,
@@ -100,6 +102,7 @@ TuningTarget triad_target() {
   // One rounding either way, as a device may fuse the multiply-add.
   harness.buffers = {Buffer::checked_output("a", {1, {}, {0}}, {OutputCheck::Kind::elements, 1e-6, 1e-6}),
                      Buffer::input("b", {1, {}, {0}}), Buffer::input("c", {1, {}, {0}})};
+  harness.buffers[0].reset_each_run = false;  // every run writes all of a
   harness.arguments = {Argument::dimension(0), Argument::float_value(triad_scalar),
                        Argument::buffer(0), Argument::buffer(1), Argument::buffer(2)};
   harness.reference = [](const Extent& problem, const std::vector<HostArray>& buffers,

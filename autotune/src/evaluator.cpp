@@ -137,9 +137,16 @@ struct Evaluator::State {
   }
 
   // Launches `runs` timed runs of `kernel` at once and returns their times.
+  // Buffers marked for it are written again before each run; the events
+  // time the kernel only.
   std::vector<double> time_runs(const Kernel& kernel, const LaunchRange& range, std::size_t runs) {
     std::vector<std::shared_ptr<Event>> events;
     for (std::size_t r = 0; r < runs; ++r) {
+      for (std::size_t i = 0; i < buffers.size(); ++i) {
+        if (target.harness.buffers[i].reset_each_run) {
+          queue->write(*buffers[i], 0, contents[i].data(), contents[i].size_bytes());
+        }
+      }
       events.push_back(queue->launch(kernel, range, std::span<const KernelArg>(args)));
     }
     std::vector<double> seconds;

@@ -178,6 +178,7 @@ struct Reader {
       else if (fill == "bits") buffer.fill = HarnessBuffer::Fill::bits;
       else fail(item, "buffer fill \"" + fill + "\"; use random, zeros or bits");
       buffer.output = b.value("output", false);
+      buffer.reset_each_run = b.value("reset", buffer.output);
       const std::string type = b.value("type", "float");
       const std::optional<ElementType> element = element_type_from_string(type);
       if (!element) {

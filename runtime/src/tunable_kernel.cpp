@@ -78,6 +78,18 @@ std::string describe_constraint(const TuningConstraint& constraint) {
   return {};
 }
 
+// A launch rule whose local size is 0 leaves the work-group size to the
+// driver. It must do so in every dimension: OpenCL takes no local size or a
+// whole one, and CUDA and HIP pick a block only as a whole.
+bool leaves_local_size_to_driver(const TunableKernel& kernel, const Configuration& configuration,
+                                 const Extent& problem) {
+  if (kernel.launch.empty()) return false;
+  for (const LaunchDimensionRule& rule : kernel.launch) {
+    if (evaluate(kernel, rule.local, configuration, problem) != 0) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 Configuration TunableKernel::default_configuration() const {
@@ -223,15 +235,18 @@ std::optional<std::string> check_configuration(const TunableKernel& kernel,
       return "breaks " + describe_constraint(constraint);
     }
   }
+  const bool driver_chooses = leaves_local_size_to_driver(kernel, configuration, problem);
   std::int64_t group_size = 1;
   for (std::size_t d = 0; d < kernel.launch.size(); ++d) {
     const LaunchDimensionRule& rule = kernel.launch[d];
     const std::int64_t local = evaluate(kernel, rule.local, configuration, problem);
     const std::int64_t multiply = evaluate(kernel, rule.multiply, configuration, problem);
     const std::int64_t divide = evaluate(kernel, rule.divide, configuration, problem);
-    if (local <= 0 || multiply <= 0 || divide <= 0) {
-      return "gives launch dimension " + std::to_string(d) + " a size of zero or less";
+    if (multiply <= 0 || divide <= 0 || local < 0 || (local == 0 && !driver_chooses)) {
+      return "gives launch dimension " + std::to_string(d) + " a size of zero or less" +
+             (local == 0 ? " (a local size of 0, left to the driver, must be 0 in every dimension)" : "");
     }
+    if (driver_chooses) continue;
     if (limits.max_work_item_sizes[d] != 0 &&
         static_cast<std::size_t>(local) > limits.max_work_item_sizes[d]) {
       return "needs " + std::to_string(local) + " work-items in dimension " + std::to_string(d) +
@@ -270,9 +285,13 @@ LaunchRange configured_launch(const TunableKernel& kernel, const Configuration& 
                               const Extent& problem) {
   std::array<std::size_t, 3> global{1, 1, 1};
   std::array<std::size_t, 3> local{1, 1, 1};
+  // Every local size 0: the driver picks the work-group (NULL in OpenCL),
+  // and the global size is the item count, not rounded up to groups.
+  const bool driver_chooses = leaves_local_size_to_driver(kernel, configuration, problem);
   for (std::size_t d = 0; d < kernel.launch.size(); ++d) {
     const LaunchDimensionRule& rule = kernel.launch[d];
-    const auto group = static_cast<std::size_t>(evaluate(kernel, rule.local, configuration, problem));
+    const auto group = driver_chooses ? std::size_t{1}
+                                      : static_cast<std::size_t>(evaluate(kernel, rule.local, configuration, problem));
     const auto multiply = static_cast<std::size_t>(evaluate(kernel, rule.multiply, configuration, problem));
     const auto divide = static_cast<std::size_t>(evaluate(kernel, rule.divide, configuration, problem));
     if (group == 0 || divide == 0) {
@@ -284,11 +303,14 @@ LaunchRange configured_launch(const TunableKernel& kernel, const Configuration& 
     global[d] = std::max<std::size_t>(1, (items + group - 1) / group) * group;
     local[d] = group;
   }
-  switch (kernel.launch.size()) {
-    case 1: return {Extent(global[0]), Extent(local[0])};
-    case 2: return {Extent(global[0], global[1]), Extent(local[0], local[1])};
-    default: return {Extent(global[0], global[1], global[2]), Extent(local[0], local[1], local[2])};
-  }
+  const Extent global_size = kernel.launch.size() == 1   ? Extent(global[0])
+                            : kernel.launch.size() == 2 ? Extent(global[0], global[1])
+                                                        : Extent(global[0], global[1], global[2]);
+  if (driver_chooses) return LaunchRange(global_size);
+  const Extent local_size = kernel.launch.size() == 1   ? Extent(local[0])
+                           : kernel.launch.size() == 2 ? Extent(local[0], local[1])
+                                                       : Extent(local[0], local[1], local[2]);
+  return LaunchRange(global_size, local_size);
 }
 
 std::string describe(const TunableKernel& kernel, const Configuration& configuration) {

@@ -40,7 +40,8 @@ const char* valid_manifest = R"({
     "harness": {
       "buffers": [{"name": "x", "elements": "2*$0", "fill": "zeros", "output": true},
                   {"name": "hist", "elements": 256, "type": "uint", "output": true, "compare": "sum"},
-                  {"name": "y", "elements": "$0", "output": true, "relative_tolerance": 0.25}],
+                  {"name": "y", "elements": "$0", "output": true, "relative_tolerance": 0.25,
+                   "reset": false}],
       "arguments": [{"problem_dimension": 0}, {"float": 2.5}, {"buffer": 0}],
       "tolerance": 1e-5
     },
@@ -78,6 +79,9 @@ TEST_CASE("Autotune.Manifest.describes_a_target") {
   CHECK(target.harness.buffers[1].check.kind == OutputCheck::Kind::sum);
   CHECK(target.harness.buffers[2].check.relative == doctest::Approx(0.25));
   CHECK(target.harness.buffers[2].check.absolute == doctest::Approx(1e-5));
+  // Outputs are written again before every timed run unless they say not to.
+  CHECK(target.harness.buffers[0].reset_each_run);
+  CHECK_FALSE(target.harness.buffers[2].reset_each_run);
   CHECK(target.harness.arguments[1].kind == alloy::autotune::HarnessArgument::Kind::float_constant);
   CHECK(target.harness.arguments[1].constant == doctest::Approx(2.5));
   CHECK_FALSE(target.harness.reference);  // the default configuration is the reference

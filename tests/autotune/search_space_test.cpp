@@ -160,3 +160,27 @@ TEST_CASE("Autotune.Space.launch_geometry_follows_configuration") {
   CHECK(SearchSpace(kernel, Extent(256, 128), {1024, {1024, 1024, 1024}, 8192})
             .find(Configuration{64, 8, 2, 1}) == std::nullopt);
 }
+
+TEST_CASE("Autotune.Space.local_size_zero_leaves_the_group_to_the_driver") {
+  TunableKernel kernel;
+  kernel.name = "test.driver_local";
+  kernel.kernel_name = "k";
+  kernel.parameters = {{"WGS", {0, 32, 64}, 0, {"driver", "32", "64"}}};
+  kernel.launch = {{0, {}, {}, {1, {"WGS"}, {}}}};
+  const DeviceLimits limits{1024, {1024, 1024, 1024}, 1 << 16};
+  const SearchSpace space(kernel, Extent(1000), limits);
+  CHECK(space.size() == 3);  // WGS = 0 is a configuration like the others
+  const alloy::LaunchRange chosen_by_driver = alloy::configured_launch(kernel, {0}, Extent(1000));
+  CHECK_FALSE(chosen_by_driver.local);
+  CHECK(chosen_by_driver.global.size[0] == 1000);  // not rounded up to any group
+  const alloy::LaunchRange fixed = alloy::configured_launch(kernel, {64}, Extent(1000));
+  CHECK(fixed.global.size[0] == 1024);
+  CHECK(fixed.local->size[0] == 64);
+
+  // 0 in one dimension only cannot be launched: refused, with the reason.
+  kernel.launch.push_back({1, {}, {}, {8, {}, {}}});
+  const std::optional<std::string> why = alloy::check_configuration(kernel, {0}, Extent(1000, 8), limits);
+  REQUIRE(why);
+  CHECK(why->find("must be 0 in every dimension") != std::string::npos);
+  CHECK_FALSE(alloy::check_configuration(kernel, {32}, Extent(1000, 8), limits));
+}

@@ -76,6 +76,24 @@ autotune::TuningTarget spin_target(const Device& device) {
   return target;
 }
 
+// grow_work: 1 unit a run from a reset output, one more each run without.
+autotune::TuningTarget grow_target(const Device& device) {
+  autotune::TuningTarget target;
+  TunableKernel& kernel = target.kernel;
+  kernel.name = "test.grow_work";
+  const char* unit = device.info().type == DeviceType::cpu ? "-DUNIT=1500" : "-DUNIT=400000";
+  kernel.source = {"tuning_checks.cl", std::string(alloy_kernels::tuning_checks_source), unit};
+  kernel.kernel_name = "grow_work";
+  kernel.parameters = {{"WGS", {16}, 16, {}}};
+  kernel.launch = {{0, {}, {}, {1, {"WGS"}, {}}}};
+  target.harness.buffers = {HarnessBuffer::checked_output("out", {1, {}, {0}})};
+  target.harness.arguments = {HarnessArgument::dimension(0), HarnessArgument::buffer(0)};
+  target.harness.reference = [](const Extent&, const std::vector<HostArray>&, std::vector<HostArray>& expected) {
+    for (float& value : expected[0].view<float>()) value = 1.0f;
+  };
+  return target;
+}
+
 const autotune::TuningTarget& builtin(const std::string& name) {
   for (const autotune::TuningTarget& target : autotune::builtin_targets()) {
     if (target.kernel.name == name) return target;
@@ -150,6 +168,38 @@ TEST_CASE("Autotune.Evaluator.one_slow_run_does_not_discard_a_configuration") {
     }
     CHECK(rounds[1] == result.confirmation_rounds);
     CHECK(rounds[4] >= autotune::ConfirmOptions{}.min_rounds);
+  });
+}
+
+TEST_CASE("Autotune.Evaluator.outputs_are_reset_before_every_timed_run") {
+  for_each_device([](Device& device) {
+    autotune::MeasureOptions options;
+    options.min_repetitions = options.max_repetitions = 12;  // a fixed count, for the sums below
+    autotune::TuningTarget target = grow_target(device);
+    autotune::Evaluator reset(runtime(), device, target, Extent(1024), options);
+    const autotune::Measurement from_reset = reset.measure({16});
+    target.harness.buffers[0].reset_each_run = false;
+    autotune::Evaluator kept(runtime(), device, target, Extent(1024), options);
+    const autotune::Measurement accumulating = kept.measure({16});
+    REQUIRE(from_reset.outcome == Outcome::ok);
+    REQUIRE(accumulating.outcome == Outcome::ok);
+    MESSAGE("reset: " << from_reset.seconds * 1e3 << " ms (spread " << from_reset.spread
+                      << "), accumulating: " << accumulating.seconds * 1e3 << " ms (spread "
+                      << accumulating.spread << ") on " << device.label());
+    // Runs 2..13 of an accumulating output take 2..13 units, median 7.5;
+    // reset, every run takes 1.
+    CHECK(accumulating.seconds > 3 * from_reset.seconds);
+  });
+}
+
+TEST_CASE("Autotune.Evaluator.local_size_left_to_the_driver_runs") {
+  for_each_device([](Device& device) {
+    autotune::TuningTarget target = counts_target();
+    target.kernel.parameters[1] = {"WGS", {0, 16, 32}, 0, {"driver", "16", "32"}};
+    autotune::Evaluator evaluator(runtime(), device, target, Extent(count_items + 3));  // no group divides it
+    CHECK(evaluator.measure({0, 0}).outcome == Outcome::ok);
+    CHECK(evaluator.measure({0, 32}).outcome == Outcome::ok);
+    CHECK(evaluator.measure({1, 0}).outcome == Outcome::wrong_result);
   });
 }
 

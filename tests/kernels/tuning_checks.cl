@@ -8,6 +8,8 @@
 // SLOW_FIRST more units in the first run after the inputs are written (a
 // work-item's `fresh` flag is still 0 then): one slow run, as a shared
 // device gives any configuration now and then.
+//
+// grow_work (below): a kernel that accumulates into its output.
 
 #ifndef ERROR
 #define ERROR 0
@@ -43,4 +45,16 @@ KERNEL void spin_work(const int n, GLOBAL const float* restrict in, GLOBAL float
   float spin = in[i];
   for (int k = 0; k < units * UNIT; ++k) spin = spin * 0.999999f + 1e-7f;
   out[i] = in[i] * 2.0f + ((spin == 12345.0f) ? 1.0f : 0.0f);
+}
+
+// grow_work: spins (1 + out[i]) units, then adds 1 to out[i]: each run on
+// an output that is not reset takes a unit longer than the one before.
+KERNEL void grow_work(const int n, GLOBAL float* restrict out) {
+  const int i = (int)get_global_id(0);
+  if (i >= n) return;
+  const float before = out[i];
+  const int units = 1 + (int)before;
+  float spin = before;
+  for (int k = 0; k < units * UNIT; ++k) spin = spin * 0.999999f + 1e-7f;
+  out[i] = before + 1.0f + ((spin == 12345.0f) ? 1.0f : 0.0f);
 }

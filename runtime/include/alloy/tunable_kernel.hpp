@@ -52,6 +52,8 @@ struct TuningConstraint {
 /// How one launch dimension follows from the problem and the configuration,
 /// as CLBlast's tuner expresses it: global = problem[dimension] × multiply /
 /// divide, local = local, and the global size rounded up to whole groups.
+/// A local size of 0 in every dimension (a parameter value 0, say) leaves
+/// the work-group size to the driver; the global size is then not rounded.
 struct LaunchDimensionRule {
   unsigned problem_dimension = 0;
   ParameterProduct multiply;

@@ -41,15 +41,19 @@ struct HarnessBuffer {
   bool output = false;        ///< compared against the reference after a run
   ElementType type = ElementType::f32;
   OutputCheck check;          ///< for outputs
+  /// Written with its initial contents again before every timed run, so
+  /// each run starts as the checked one did (an output accumulated into,
+  /// say); off for buffers every run overwrites whole, to save the copy.
+  bool reset_each_run = false;
 
   static HarnessBuffer input(std::string name, ParameterProduct elements, Fill fill = Fill::random,
                              ElementType type = ElementType::f32) {
-    return {std::move(name), std::move(elements), fill, false, type, {}};
+    return {std::move(name), std::move(elements), fill, false, type, {}, false};
   }
-  /// Starts as zeros unless `fill` says otherwise.
+  /// Starts as zeros unless `fill` says otherwise, and is reset before every run.
   static HarnessBuffer checked_output(std::string name, ParameterProduct elements, OutputCheck check = {},
-                              ElementType type = ElementType::f32, Fill fill = Fill::zeros) {
-    return {std::move(name), std::move(elements), fill, true, type, check};
+                                      ElementType type = ElementType::f32, Fill fill = Fill::zeros) {
+    return {std::move(name), std::move(elements), fill, true, type, check, true};
   }
 };
 
