@@ -1,4 +1,4 @@
-// Calls a generic function with the C++ type of a harness element type.
+// Calls a generic function with the C++ type of a scalar type.
 #pragma once
 
 #include <cstdint>
@@ -10,18 +10,18 @@ namespace alloy::autotune::detail {
 
 /// `function(T{})` with T the element type's C++ type; returns its result.
 template <class Function>
-decltype(auto) with_element_type(ElementType type, Function&& function) {
+decltype(auto) with_element_type(ScalarType type, Function&& function) {
   switch (type) {
-    case ElementType::f32: return function(float{});
-    case ElementType::f64: return function(double{});
-    case ElementType::i8: return function(std::int8_t{});
-    case ElementType::u8: return function(std::uint8_t{});
-    case ElementType::i16: return function(std::int16_t{});
-    case ElementType::u16: return function(std::uint16_t{});
-    case ElementType::i32: return function(std::int32_t{});
-    case ElementType::u32: return function(std::uint32_t{});
-    case ElementType::i64: return function(std::int64_t{});
-    case ElementType::u64: break;
+    case ScalarType::f32: return function(float{});
+    case ScalarType::f64: return function(double{});
+    case ScalarType::i8: return function(std::int8_t{});
+    case ScalarType::u8: return function(std::uint8_t{});
+    case ScalarType::i16: return function(std::int16_t{});
+    case ScalarType::u16: return function(std::uint16_t{});
+    case ScalarType::i32: return function(std::int32_t{});
+    case ScalarType::u32: return function(std::uint32_t{});
+    case ScalarType::i64: return function(std::int64_t{});
+    case ScalarType::u64: break;
   }
   return function(std::uint64_t{});
 }

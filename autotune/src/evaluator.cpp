@@ -6,40 +6,19 @@
 #include <cmath>
 #include <condition_variable>
 #include <thread>
+#include <limits>
 #include <map>
 #include <random>
 #include <sstream>
 
+#include "alloy/autotune/input_generation.hpp"
 #include "alloy/autotune/statistics.hpp"
 #include "alloy/autotune/verification.hpp"
 #include "alloy/error.hpp"
 #include "compile_ahead.hpp"
-#include "element_dispatch.hpp"
 
 namespace alloy::autotune {
 namespace {
-
-// Seeded per buffer: every evaluator, in every run, sees the same inputs.
-HostArray initial_contents(const HarnessBuffer& buffer, std::size_t count, std::size_t index) {
-  HostArray array(buffer.type, count);
-  std::mt19937_64 random(0x5eed + index);
-  detail::with_element_type(buffer.type, [&](auto zero) {
-    using T = decltype(zero);
-    const std::span<T> values = array.view<T>();
-    if (buffer.fill == HarnessBuffer::Fill::bits) {
-      for (T& value : values) value = T(random() & 1u);
-    } else if (buffer.fill == HarnessBuffer::Fill::random) {
-      if constexpr (std::is_floating_point_v<T>) {
-        std::uniform_real_distribution<T> uniform(T(-1), T(1));
-        for (T& value : values) value = uniform(random);
-      } else {
-        // The type's whole range: each element takes the low bytes of a draw.
-        for (T& value : values) value = static_cast<T>(random());
-      }
-    }
-  });
-  return array;
-}
 
 // The first line of a compiler log is usually the error itself.
 std::string first_lines(const std::string& text, std::size_t lines = 3) {
@@ -53,6 +32,24 @@ std::string first_lines(const std::string& text, std::size_t lines = 3) {
     ++i;
   }
   return out.size() > 400 ? out.substr(0, 400) : out;
+}
+
+// A problem size as the kernel declares the parameter.
+KernelArg dimension_argument(std::size_t size, ScalarType type, const std::string& kernel) {
+  const bool fits = type == ScalarType::i32 ? size <= std::size_t(std::numeric_limits<std::int32_t>::max())
+                    : type == ScalarType::u32 ? size <= std::size_t(std::numeric_limits<std::uint32_t>::max())
+                                              : true;
+  if (!fits) {
+    throw InvalidArgument("tuning " + kernel + ": a problem size of " + std::to_string(size) +
+                          " does not fit the kernel's " + std::string(to_string(type)) +
+                          " argument; declare it long or ulong and give the harness argument that type");
+  }
+  switch (type) {
+    case ScalarType::u32: return KernelArg::from(static_cast<std::uint32_t>(size));
+    case ScalarType::i64: return KernelArg::from(static_cast<std::int64_t>(size));
+    case ScalarType::u64: return KernelArg::from(static_cast<std::uint64_t>(size));
+    default: return KernelArg::from(static_cast<int>(size));
+  }
 }
 
 Measurement failed(const Configuration& configuration, Outcome outcome, std::string detail) {
@@ -172,13 +169,19 @@ Evaluator::Evaluator(Runtime& runtime, Device& device, const TuningTarget& targe
                           "timeout and a hopeless factor of at least 1");
   }
   const Harness& harness = target.harness;
+  // Sizes that do not fit their arguments are refused before any buffer is made.
+  for (const HarnessArgument& argument : harness.arguments) {
+    if (argument.kind == HarnessArgument::Kind::problem_dimension) {
+      dimension_argument(problem[unsigned(argument.index) % 3], argument.type, target.kernel.name);
+    }
+  }
   for (std::size_t i = 0; i < harness.buffers.size(); ++i) {
-    const std::int64_t count = evaluate(target.kernel, harness.buffers[i].elements, {}, problem);
+    const std::int64_t count = buffer_elements(target.kernel, harness.buffers[i], problem);
     if (count <= 0) {
       throw InvalidArgument("tuning " + target.kernel.name + ": buffer '" + harness.buffers[i].name +
                             "' has no elements for problem " + problem.to_string());
     }
-    state_->contents.push_back(initial_contents(harness.buffers[i], std::size_t(count), i));
+    state_->contents.push_back(initial_contents(harness.buffers[i], std::size_t(count), 0x5eed + i));
     state_->buffers.push_back(device.allocate(state_->contents.back().size_bytes()));
   }
   for (const HarnessArgument& argument : harness.arguments) {
@@ -192,7 +195,8 @@ Evaluator::Evaluator(Runtime& runtime, Device& device, const TuningTarget& targe
         state_->args.push_back(KernelArg::from(*state_->buffers[argument.index]));
         break;
       case HarnessArgument::Kind::problem_dimension:
-        state_->args.push_back(KernelArg::from(static_cast<int>(problem[unsigned(argument.index) % 3])));
+        state_->args.push_back(dimension_argument(problem[unsigned(argument.index) % 3], argument.type,
+                                                           target.kernel.name));
         break;
       case HarnessArgument::Kind::int_constant:
         state_->args.push_back(KernelArg::from(static_cast<int>(argument.constant)));

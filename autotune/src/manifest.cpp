@@ -1,5 +1,7 @@
 // Tuning targets read from a JSON manifest.
 #include <fstream>
+#include <tuple>
+#include <utility>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -63,6 +65,32 @@ struct Reader {
     return result;
   }
 
+  // "$0*$1/4": a product over a product, for buffer sizes.
+  std::pair<ParameterProduct, ParameterProduct> quotient(const json& value, const std::string& where) const {
+    if (!value.is_string()) return {product(value, where), ParameterProduct{}};
+    const std::string text = value.get<std::string>();
+    const std::size_t slash = text.find('/');
+    if (slash == std::string::npos) return {product(value, where), ParameterProduct{}};
+    if (text.find('/', slash + 1) != std::string::npos) fail(where, "has more than one '/'");
+    const ParameterProduct divisor = product(json(text.substr(slash + 1)), where + " divisor");
+    if (!divisor.parameters.empty()) fail(where, "divides by a parameter; buffer sizes follow the problem only");
+    if (divisor.factor <= 0) fail(where, "divides by zero or less");
+    return {product(json(text.substr(0, slash)), where), divisor};
+  }
+
+  HarnessBuffer::Fill fill(const json& buffer, const std::string& where) const {
+    static const std::pair<const char*, HarnessBuffer::Fill> fills[] = {
+        {"random", HarnessBuffer::Fill::random}, {"zeros", HarnessBuffer::Fill::zeros},
+        {"bits", HarnessBuffer::Fill::bits},     {"normal", HarnessBuffer::Fill::normal},
+        {"skewed", HarnessBuffer::Fill::skewed}, {"sorted", HarnessBuffer::Fill::sorted},
+        {"constant", HarnessBuffer::Fill::constant}};
+    const std::string name = buffer.value("fill", "random");
+    for (const auto& [known, kind] : fills) {
+      if (name == known) return kind;
+    }
+    fail(where, "fill \"" + name + "\"; use random, zeros, bits, normal, skewed, sorted or constant");
+  }
+
   TuningParameter parameter(const json& value, const std::string& where) const {
     TuningParameter result;
     result.name = text(value, "name", where);
@@ -94,7 +122,13 @@ struct Reader {
   HarnessArgument argument(const json& value, const std::string& where) const {
     if (value.contains("buffer")) return HarnessArgument::buffer(std::size_t(integer(value["buffer"], where)));
     if (value.contains("problem_dimension")) {
-      return HarnessArgument::dimension(std::size_t(integer(value["problem_dimension"], where)));
+      const std::string type = value.value("type", "int");
+      const std::optional<ScalarType> scalar = scalar_type_from_string(type);
+      if (!scalar || (*scalar != ScalarType::i32 && *scalar != ScalarType::u32 && *scalar != ScalarType::i64 &&
+                      *scalar != ScalarType::u64)) {
+        fail(where, "a problem dimension's \"type\" is \"" + type + "\"; use int, uint, long or ulong");
+      }
+      return HarnessArgument::dimension(std::size_t(integer(value["problem_dimension"], where)), *scalar);
     }
     if (value.contains("int")) return HarnessArgument::int_value(int(integer(value["int"], where)));
     if (value.contains("float") && value["float"].is_number()) {
@@ -171,16 +205,17 @@ struct Reader {
     for (const json& b : at(harness, "buffers", item + " harness")) {
       HarnessBuffer buffer;
       buffer.name = text(b, "name", item + " buffer");
-      buffer.elements = product(at(b, "elements", item + " buffer"), item + " buffer elements");
-      const std::string fill = b.value("fill", "random");
-      if (fill == "random") buffer.fill = HarnessBuffer::Fill::random;
-      else if (fill == "zeros") buffer.fill = HarnessBuffer::Fill::zeros;
-      else if (fill == "bits") buffer.fill = HarnessBuffer::Fill::bits;
-      else fail(item, "buffer fill \"" + fill + "\"; use random, zeros or bits");
+      std::tie(buffer.elements, buffer.divide) = quotient(at(b, "elements", item + " buffer"), item + " buffer elements");
+      buffer.fill = fill(b, item + " buffer '" + buffer.name + "'");
+      if (buffer.fill == HarnessBuffer::Fill::constant) {
+        const json& constant = at(b, "value", item + " buffer '" + buffer.name + "' (fill constant)");
+        if (!constant.is_number()) fail(item + " buffer '" + buffer.name + "'", "\"value\" is not a number");
+        buffer.constant = constant.get<double>();
+      }
       buffer.output = b.value("output", false);
       buffer.reset_each_run = b.value("reset", buffer.output);
       const std::string type = b.value("type", "float");
-      const std::optional<ElementType> element = element_type_from_string(type);
+      const std::optional<ScalarType> element = scalar_type_from_string(type);
       if (!element) {
         fail(item, "buffer '" + buffer.name + "' has type \"" + type +
                        "\"; use float, double, char, uchar, short, ushort, int, uint, long or ulong");

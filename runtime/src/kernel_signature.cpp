@@ -152,6 +152,15 @@ std::string_view to_string(ScalarType type) {
   return "?";
 }
 
+std::optional<ScalarType> scalar_type_from_string(std::string_view text) {
+  for (const ScalarName& known : scalar_names) {
+    if (known.name == text) return known.type;
+  }
+  return std::nullopt;
+}
+
+bool is_integer(ScalarType type) { return type != ScalarType::f32 && type != ScalarType::f64; }
+
 std::size_t size_of(ScalarType type) {
   switch (type) {
     case ScalarType::i8: case ScalarType::u8: return 1;

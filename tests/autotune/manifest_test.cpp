@@ -40,9 +40,11 @@ const char* valid_manifest = R"({
     "harness": {
       "buffers": [{"name": "x", "elements": "2*$0", "fill": "zeros", "output": true},
                   {"name": "hist", "elements": 256, "type": "uint", "output": true, "compare": "sum"},
+                  {"name": "keys", "elements": "$0*3/4", "type": "uchar", "fill": "skewed"},
+                  {"name": "seven", "elements": "$0", "fill": "constant", "value": 7},
                   {"name": "y", "elements": "$0", "output": true, "relative_tolerance": 0.25,
                    "reset": false}],
-      "arguments": [{"problem_dimension": 0}, {"float": 2.5}, {"buffer": 0}],
+      "arguments": [{"problem_dimension": 0, "type": "ulong"}, {"float": 2.5}, {"buffer": 0}],
       "tolerance": 1e-5
     },
     "problems": [[1048576], [4096]],
@@ -71,17 +73,25 @@ TEST_CASE("Autotune.Manifest.describes_a_target") {
   CHECK(target.harness.buffers[0].fill == alloy::autotune::HarnessBuffer::Fill::zeros);
   // Types and checks: the harness's tolerance unless the buffer names its own.
   using alloy::autotune::OutputCheck;
-  CHECK(target.harness.buffers[0].type == alloy::autotune::ElementType::f32);
+  CHECK(target.harness.buffers[0].type == alloy::ScalarType::f32);
   CHECK(target.harness.buffers[0].check.kind == OutputCheck::Kind::elements);
   CHECK(target.harness.buffers[0].check.relative == doctest::Approx(1e-5));
   CHECK(target.harness.buffers[0].check.absolute == doctest::Approx(1e-5));
-  CHECK(target.harness.buffers[1].type == alloy::autotune::ElementType::u32);
+  CHECK(target.harness.buffers[1].type == alloy::ScalarType::u32);
   CHECK(target.harness.buffers[1].check.kind == OutputCheck::Kind::sum);
-  CHECK(target.harness.buffers[2].check.relative == doctest::Approx(0.25));
-  CHECK(target.harness.buffers[2].check.absolute == doctest::Approx(1e-5));
+  CHECK(target.harness.buffers[2].type == alloy::ScalarType::u8);
+  CHECK(target.harness.buffers[2].fill == alloy::autotune::HarnessBuffer::Fill::skewed);
+  CHECK(target.harness.buffers[2].elements.factor == 3);
+  CHECK(target.harness.buffers[2].divide.factor == 4);
+  CHECK(target.harness.buffers[3].fill == alloy::autotune::HarnessBuffer::Fill::constant);
+  CHECK(target.harness.buffers[3].constant == 7.0);
+  CHECK(target.harness.arguments[0].type == alloy::ScalarType::u64);
+  CHECK(target.harness.buffers[4].check.relative == doctest::Approx(0.25));
+  CHECK(target.harness.buffers[4].check.absolute == doctest::Approx(1e-5));
   // Outputs are written again before every timed run unless they say not to.
   CHECK(target.harness.buffers[0].reset_each_run);
   CHECK_FALSE(target.harness.buffers[2].reset_each_run);
+  CHECK_FALSE(target.harness.buffers[4].reset_each_run);
   CHECK(target.harness.arguments[1].kind == alloy::autotune::HarnessArgument::Kind::float_constant);
   CHECK(target.harness.arguments[1].constant == doctest::Approx(2.5));
   CHECK_FALSE(target.harness.reference);  // the default configuration is the reference
@@ -117,6 +127,13 @@ TEST_CASE("Autotune.Manifest.mistakes_name_file_and_field") {
   CHECK(error_for("[[1048576], [4096]]", "[[0]]").find("zero") != std::string::npos);
   CHECK(error_for("\"type\": \"uint\"", "\"type\": \"uint32\"").find("uint32\"; use float") != std::string::npos);
   CHECK(error_for("\"compare\": \"sum\"", "\"compare\": \"roughly\"").find("elements, sum or sorted") !=
+        std::string::npos);
+  CHECK(error_for("\"skewed\"", "\"lumpy\"").find("use random, zeros, bits, normal, skewed") != std::string::npos);
+  CHECK(error_for(", \"value\": 7", "").find("value") != std::string::npos);
+  CHECK(error_for("\"$0*3/4\"", "\"$0*3/0\"").find("divides by zero") != std::string::npos);
+  CHECK(error_for("\"$0*3/4\"", "\"$0/3/4\"").find("more than one '/'") != std::string::npos);
+  CHECK(error_for("\"$0*3/4\"", "\"$0/WGS\"").find("follow the problem only") != std::string::npos);
+  CHECK(error_for("\"type\": \"ulong\"", "\"type\": \"float\"").find("int, uint, long or ulong") !=
         std::string::npos);
   CHECK(error_for("\"relative_tolerance\": 0.25", "\"relative_tolerance\": -1").find("relative_tolerance") !=
         std::string::npos);

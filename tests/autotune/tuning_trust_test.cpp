@@ -35,8 +35,8 @@ autotune::TuningTarget counts_target() {
   kernel.parameters = {{"ERROR", {0, 1, 1024}, 0, {}}, {"WGS", {16, 32}, 16, {}}};
   kernel.launch = {{0, {}, {}, {1, {"WGS"}, {}}}};
   target.harness.buffers = {HarnessBuffer::input("in", {1, {}, {0}}, HarnessBuffer::Fill::random,
-                                                 autotune::ElementType::u32),
-                            HarnessBuffer::checked_output("out", {1, {}, {0}}, {}, autotune::ElementType::u32)};
+                                                 ScalarType::u32),
+                            HarnessBuffer::checked_output("out", {1, {}, {0}}, {}, ScalarType::u32)};
   target.harness.arguments = {HarnessArgument::dimension(0), HarnessArgument::buffer(0),
                               HarnessArgument::buffer(1)};
   target.harness.reference = [](const Extent&, const std::vector<HostArray>& buffers,
@@ -64,7 +64,7 @@ autotune::TuningTarget spin_target(const Device& device) {
   target.harness.buffers = {HarnessBuffer::input("in", {1, {}, {0}}),
                             HarnessBuffer::checked_output("out", {1, {}, {0}}),
                             HarnessBuffer::input("fresh", {1, {}, {0}}, HarnessBuffer::Fill::zeros,
-                                                 autotune::ElementType::i32)};
+                                                 ScalarType::i32)};
   target.harness.arguments = {HarnessArgument::dimension(0), HarnessArgument::buffer(0),
                               HarnessArgument::buffer(1), HarnessArgument::buffer(2)};
   target.harness.reference = [](const Extent&, const std::vector<HostArray>& buffers,
@@ -90,6 +90,29 @@ autotune::TuningTarget grow_target(const Device& device) {
   target.harness.arguments = {HarnessArgument::dimension(0), HarnessArgument::buffer(0)};
   target.harness.reference = [](const Extent&, const std::vector<HostArray>&, std::vector<HostArray>& expected) {
     for (float& value : expected[0].view<float>()) value = 1.0f;
+  };
+  return target;
+}
+
+// byte_histogram over skewed bytes (most of them a few values, so atomics
+// collide), n passed as a 64-bit ulong, bins checked exactly.
+autotune::TuningTarget histogram_target() {
+  autotune::TuningTarget target;
+  TunableKernel& kernel = target.kernel;
+  kernel.name = "test.byte_histogram";
+  kernel.source = {"tuning_checks.cl", std::string(alloy_kernels::tuning_checks_source), ""};
+  kernel.kernel_name = "byte_histogram";
+  kernel.parameters = {{"ITEMS", {1, 4, 16}, 1, {}}, {"WGS", {0, 32, 64}, 32, {}}};
+  kernel.launch = {{0, {}, {1, {"ITEMS"}, {}}, {1, {"WGS"}, {}}}};
+  target.harness.buffers = {
+      HarnessBuffer::input("in", {1, {}, {0}}, HarnessBuffer::Fill::skewed, ScalarType::u8),
+      HarnessBuffer::checked_output("bins", {256, {}, {}}, {}, ScalarType::i32)};
+  target.harness.arguments = {HarnessArgument::dimension(0, ScalarType::u64), HarnessArgument::buffer(0),
+                              HarnessArgument::buffer(1)};
+  target.harness.reference = [](const Extent&, const std::vector<HostArray>& buffers,
+                                std::vector<HostArray>& expected) {
+    const std::span<std::int32_t> bins = expected[0].view<std::int32_t>();
+    for (std::uint8_t byte : buffers[0].view<std::uint8_t>()) ++bins[byte];
   };
   return target;
 }
@@ -200,6 +223,26 @@ TEST_CASE("Autotune.Evaluator.local_size_left_to_the_driver_runs") {
     CHECK(evaluator.measure({0, 0}).outcome == Outcome::ok);
     CHECK(evaluator.measure({0, 32}).outcome == Outcome::ok);
     CHECK(evaluator.measure({1, 0}).outcome == Outcome::wrong_result);
+  });
+}
+
+TEST_CASE("Autotune.Tuner.histogram_of_skewed_bytes_with_a_64_bit_size") {
+  for_each_device([](Device& device) {
+    const autotune::TuningTarget target = histogram_target();
+    autotune::ResultsLog log({});
+    autotune::TuneOptions options;
+    options.strategy = "exhaustive";
+    const autotune::TuningResult result =
+        autotune::tune(runtime(), device, target, Extent((std::size_t{1} << 20) + 5), options, log);
+    // Every configuration counts right, with bins reset before each timed
+    // run; local size 0 included.
+    CHECK(result.outcomes.at(Outcome::ok) == 9);
+    CHECK(result.evaluations == 9);
+    REQUIRE(result.best);
+    // An int size argument would be refused, not truncated.
+    autotune::TuningTarget narrow = target;
+    narrow.harness.arguments[0] = HarnessArgument::dimension(0, ScalarType::i32);
+    CHECK_THROWS_AS(autotune::Evaluator(runtime(), device, narrow, Extent(std::size_t{1} << 31)), InvalidArgument);
   });
 }
 

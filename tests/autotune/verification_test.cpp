@@ -15,7 +15,7 @@ namespace {
 
 template <class T>
 HostArray array_of(std::initializer_list<T> values) {
-  HostArray array(*element_type_of<T>(), values.size());
+  HostArray array(scalar_type_of<T>(), values.size());
   std::copy(values.begin(), values.end(), array.view<T>().begin());
   return array;
 }
@@ -94,13 +94,13 @@ TEST_CASE("Autotune.Verification.mismatched_arrays_and_views_are_refused") {
   const HarnessBuffer buffer = output_with({});
   CHECK_THROWS_AS(compare_output(buffer, array_of<float>({1.0f}), array_of<std::int32_t>({1})), InvalidArgument);
   CHECK_THROWS_AS(compare_output(buffer, array_of<float>({1.0f}), array_of<float>({1.0f, 2.0f})), InvalidArgument);
-  HostArray counts(ElementType::u32, 4);
+  HostArray counts(ScalarType::u32, 4);
   CHECK_THROWS_AS(counts.view<float>(), InvalidArgument);
   CHECK(counts.view<std::uint32_t>().size() == 4);
-  CHECK(element_type_from_string("uint") == ElementType::u32);
-  CHECK_FALSE(element_type_from_string("uint32"));
-  for (ElementType type : {ElementType::f32, ElementType::u8, ElementType::i64}) {
-    CHECK(element_type_from_string(to_string(type)) == type);
+  CHECK(scalar_type_from_string("uint") == ScalarType::u32);
+  CHECK_FALSE(scalar_type_from_string("uint32"));
+  for (ScalarType type : {ScalarType::f32, ScalarType::u8, ScalarType::i64}) {
+    CHECK(scalar_type_from_string(to_string(type)) == type);
   }
 }
 

@@ -58,3 +58,14 @@ KERNEL void grow_work(const int n, GLOBAL float* restrict out) {
   for (int k = 0; k < units * UNIT; ++k) spin = spin * 0.999999f + 1e-7f;
   out[i] = before + 1.0f + ((spin == 12345.0f) ? 1.0f : 0.0f);
 }
+
+// byte_histogram: bins[v] counts the bytes equal to v, with n given as a
+// 64-bit size; each work-item counts ITEMS consecutive bytes.
+#ifndef ITEMS
+#define ITEMS 1
+#endif
+
+KERNEL void byte_histogram(const ulong n, GLOBAL const uchar* restrict in, GLOBAL int* restrict bins) {
+  const ulong first = (ulong)get_global_id(0) * ITEMS;
+  for (ulong i = first; i < first + ITEMS && i < n; ++i) atomic_add_int(&bins[in[i]], 1);
+}

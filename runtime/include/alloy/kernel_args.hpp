@@ -19,7 +19,11 @@ class DeviceBuffer;
 enum class ScalarType { i8, u8, i16, u16, i32, u32, i64, u64, f32, f64 };
 
 std::string_view to_string(ScalarType type);  ///< "int", "float", "ulong", ...
+/// The OpenCL C spelling ("int", "ulong", ...) or a C one ("unsigned int");
+/// nothing for any other text.
+std::optional<ScalarType> scalar_type_from_string(std::string_view text);
 std::size_t size_of(ScalarType type);
+bool is_integer(ScalarType type);
 
 template <class T>
 constexpr ScalarType scalar_type_of() {

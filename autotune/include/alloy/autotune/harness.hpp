@@ -28,32 +28,40 @@ struct OutputCheck {
 };
 
 /// A buffer the kernel reads or writes. Every run starts from the same
-/// contents, from a fixed seed: random values (floats in [-1, 1), integers
-/// over the type's whole range), zeros, or random zeros and ones (sums of up
-/// to 2^24 of them are exact even in float, so a reduction can be checked
-/// exactly).
+/// contents, drawn from a fixed seed per buffer.
 struct HarnessBuffer {
-  enum class Fill { random, zeros, bits };
+  enum class Fill {
+    random,    ///< uniform: floats in [-1, 1), integers over the type's whole range
+    zeros,
+    bits,      ///< zeros and ones: sums of up to 2^24 are exact even in float
+    normal,    ///< floats N(0, 1); integers round(N(middle of range, range / 16)), clamped
+    skewed,    ///< Zipf (s = 1.1) over 1..min(65536, the type's maximum): a few values most of the time
+    sorted,    ///< random, then sorted ascending
+    constant,  ///< every element `constant`
+  };
 
   std::string name;
   ParameterProduct elements;  ///< of problem dimensions only, e.g. {1, {}, {0, 2}} = M*K
   Fill fill = Fill::random;
   bool output = false;        ///< compared against the reference after a run
-  ElementType type = ElementType::f32;
+  ScalarType type = ScalarType::f32;
   OutputCheck check;          ///< for outputs
   /// Written with its initial contents again before every timed run, so
   /// each run starts as the checked one did (an output accumulated into,
   /// say); off for buffers every run overwrites whole, to save the copy.
   bool reset_each_run = false;
+  /// The element count is elements / divide, rounded up: "$0*$1/4".
+  ParameterProduct divide;
+  double constant = 0;  ///< for Fill::constant
 
   static HarnessBuffer input(std::string name, ParameterProduct elements, Fill fill = Fill::random,
-                             ElementType type = ElementType::f32) {
-    return {std::move(name), std::move(elements), fill, false, type, {}, false};
+                             ScalarType type = ScalarType::f32) {
+    return {std::move(name), std::move(elements), fill, false, type, {}, false, {}, 0};
   }
   /// Starts as zeros unless `fill` says otherwise, and is reset before every run.
   static HarnessBuffer checked_output(std::string name, ParameterProduct elements, OutputCheck check = {},
-                                      ElementType type = ElementType::f32, Fill fill = Fill::zeros) {
-    return {std::move(name), std::move(elements), fill, true, type, check, true};
+                                      ScalarType type = ScalarType::f32, Fill fill = Fill::zeros) {
+    return {std::move(name), std::move(elements), fill, true, type, check, true, {}, 0};
   }
 };
 
@@ -64,11 +72,16 @@ struct HarnessArgument {
   Kind kind = Kind::buffer;
   std::size_t index = 0;  ///< buffer index, or problem dimension
   double constant = 0;
+  /// A problem dimension's type as the kernel declares it: int, uint, long
+  /// or ulong (size_t), say.
+  ScalarType type = ScalarType::i32;
 
-  static HarnessArgument buffer(std::size_t index) { return {Kind::buffer, index, 0}; }
-  static HarnessArgument dimension(std::size_t d) { return {Kind::problem_dimension, d, 0}; }
-  static HarnessArgument int_value(int v) { return {Kind::int_constant, 0, double(v)}; }
-  static HarnessArgument float_value(float v) { return {Kind::float_constant, 0, double(v)}; }
+  static HarnessArgument buffer(std::size_t index) { return {Kind::buffer, index, 0, ScalarType::i32}; }
+  static HarnessArgument dimension(std::size_t d, ScalarType type = ScalarType::i32) {
+    return {Kind::problem_dimension, d, 0, type};
+  }
+  static HarnessArgument int_value(int v) { return {Kind::int_constant, 0, double(v), ScalarType::i32}; }
+  static HarnessArgument float_value(float v) { return {Kind::float_constant, 0, double(v), ScalarType::f32}; }
 };
 
 /// Computes on the host what the kernel's output buffers must hold:
