@@ -49,6 +49,12 @@ nlohmann::json triad_bandwidth(Runtime& runtime, Device& device, std::size_t ele
 /// (e) Enumerating spaces: a synthetic one of 10^6 raw points and gemm's.
 nlohmann::json space_generation(Device& device);
 
+/// (f) Three kernels alloy does not ship, each swept exhaustively, then
+/// tuned `repeats` times with the `autotune` command's defaults; every pick
+/// re-timed beside the exhaustive top 5 and the default over `rounds`
+/// interleaved rounds.
+nlohmann::json held_out_quality(Runtime& runtime, Device& device, unsigned repeats, unsigned rounds);
+
 /// The figures as a few readable lines.
 std::string summarize(const nlohmann::json& figures);
 

@@ -61,6 +61,24 @@ std::string summarize(const nlohmann::json& figures) {
            "x sweep best), default " + number(d["default_gbps"], "%.1f") + " (" +
            number(d["default_vs_sweep_best"], "%.2f") + "x), sweep best " + number(d["sweep_best_gbps"], "%.1f") + "\n";
   }
+  if (figures.contains("f_held_out")) {
+    for (const auto& kernel : figures["f_held_out"]) {
+      // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string.
+      out += "(f) ";
+      out += kernel["kernel"].get<std::string>();
+      out += ' ';
+      out += kernel["problem"].get<std::string>();
+      out += ", " + std::to_string(kernel["space_size"].get<std::size_t>()) + " configurations: picks at";
+      for (const auto& pick : kernel["picks"]) {
+        out += ' ';
+        out += number(pick["vs_exhaustive_best"], "%.3f");
+        out += 'x';
+      }
+      out += " of the exhaustive best, default ";
+      out += number(kernel["default_vs_exhaustive_best"], "%.2f");
+      out += kernel["every_pick_within_1_10"].get<bool>() ? "x\n" : "x  (a pick is over 1.10x)\n";
+    }
+  }
   return out;
 }
 
