@@ -42,9 +42,14 @@ nlohmann::json sgemm_versus_clblast(Runtime& runtime, Device& device,
 std::optional<double> clblast_sgemm_seconds(const std::string& device_name, std::size_t n,
                                             std::string& why);
 
-/// (d) Triad bandwidth: as the profiles configure it, the defaults, and
-/// every work-group size with one element per work-item.
-nlohmann::json triad_bandwidth(Runtime& runtime, Device& device, std::size_t elements);
+/// (d) Triad bandwidth: as the profiles configure it and the defaults, beside
+/// a plain one-element-per-work-item triad (work-group left to the driver,
+/// or swept) and clpeak's float16 bandwidth, over `rounds` interleaved rounds.
+nlohmann::json triad_bandwidth(Runtime& runtime, Device& device, std::size_t elements, unsigned rounds);
+
+/// clpeak's float16 global-memory bandwidth of the OpenCL device called
+/// `device_name`, in GB/s; nothing (with `why`) when clpeak is missing.
+std::optional<double> clpeak_float16_gbps(const std::string& device_name, std::string& why);
 
 /// (e) Enumerating spaces: a synthetic one of 10^6 raw points and gemm's.
 nlohmann::json space_generation(Device& device);

@@ -8,9 +8,15 @@
 // The host launches n / WPT work-items, rounded up to whole groups; the last
 // group's elements are bounds-checked.
 
-// Work-group size; the host launches with this local size.
+// Work-group size; the host launches with this local size. 0: the driver
+// chooses it (NULL in OpenCL), and the kernel asks for it.
 #ifndef WGS
 #define WGS 64
+#endif
+#if WGS == 0
+#define GROUP_SIZE ((int)get_local_size(0))
+#else
+#define GROUP_SIZE WGS
 #endif
 // Elements per work-item.
 #ifndef WPT
@@ -19,10 +25,10 @@
 
 KERNEL void triad(const int n, const float scalar, GLOBAL float* restrict a,
                   GLOBAL const float* restrict b, GLOBAL const float* restrict c) {
-  const int first = (int)get_group_id(0) * (WGS * WPT) + (int)get_local_id(0);
+  const int first = (int)get_group_id(0) * (GROUP_SIZE * WPT) + (int)get_local_id(0);
 #pragma unroll
   for (int w = 0; w < WPT; ++w) {
-    const int i = first + w * WGS;
+    const int i = first + w * GROUP_SIZE;
     if (i < n) a[i] = b[i] + scalar * c[i];
   }
 }
