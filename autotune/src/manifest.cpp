@@ -8,6 +8,7 @@
 
 #include "alloy/autotune/registry.hpp"
 #include "alloy/error.hpp"
+#include "shared_reference.hpp"
 
 namespace alloy::autotune {
 namespace {
@@ -223,6 +224,17 @@ struct Reader {
       buffer.type = *element;
       buffer.check = check(b, harness, item + " buffer '" + buffer.name + "'");
       result.harness.buffers.push_back(buffer);
+    }
+    if (harness.contains("reference")) {
+      const json& reference = harness["reference"];
+      std::filesystem::path library = text(reference, "library", item + " reference");
+      if (library.is_relative()) library = file.parent_path() / library;
+      const std::string function = text(reference, "function", item + " reference");
+      try {
+        result.harness.reference = detail::load_shared_reference(library, function);
+      } catch (const InvalidArgument& error) {
+        fail(item + " reference", error.what());
+      }
     }
     for (const json& a : at(harness, "arguments", item + " harness")) {
       result.harness.arguments.push_back(argument(a, item + " argument"));

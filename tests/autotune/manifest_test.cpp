@@ -157,3 +157,53 @@ TEST_CASE("Autotune.Registry.program_targets_follow_builtins") {
   broken.kernel.launch.clear();
   CHECK_THROWS_AS(alloy::autotune::register_target(broken), alloy::InvalidArgument);
 }
+
+#ifdef HOST_REFERENCE_LIBRARY
+TEST_CASE("Autotune.Manifest.host_reference_from_a_shared_library") {
+  ManifestFolder folder;
+  // Beside the manifest, named relative to it.
+  std::filesystem::copy_file(HOST_REFERENCE_LIBRARY, folder.path / "libscale_reference.so");
+  auto manifest_with = [&](const std::string& library, const std::string& function) {
+    std::string text = valid_manifest;
+    const std::string anchor = "\"arguments\":";
+    text.insert(text.find(anchor), "\"reference\": {\"library\": \"" + library + "\", \"function\": \"" + function +
+                                       "\"},\n      ");
+    return folder.write(text);
+  };
+  const std::vector<alloy::autotune::TuningTarget> targets =
+      alloy::autotune::load_manifest(manifest_with("libscale_reference.so", "scale_reference"));
+  const alloy::autotune::HostReference& reference = targets.at(0).harness.reference;
+  REQUIRE(reference);
+
+  using alloy::autotune::HostArray;
+  std::vector<HostArray> buffers{HostArray(alloy::ScalarType::f32, 4)};
+  const std::span<float> in = buffers[0].view<float>();
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = float(i) - 1.5f;
+  std::vector<HostArray> expected{HostArray(alloy::ScalarType::f32, 4)};
+  reference(alloy::Extent(4), buffers, expected);
+  for (std::size_t i = 0; i < in.size(); ++i) CHECK(expected[0].view<float>()[i] == 2.5f * in[i]);
+  // A failure the function reports comes back with its message.
+  try {
+    reference(alloy::Extent(13), buffers, expected);
+    FAIL("no error");
+  } catch (const alloy::Error& error) {
+    CHECK(std::string(error.what()).find("other than 13") != std::string::npos);
+    CHECK(std::string(error.what()).find("scale_reference") != std::string::npos);
+  }
+
+  // Mistakes are found when the manifest is read, with the file named.
+  auto error_for = [&](const std::string& library, const std::string& function) {
+    try {
+      alloy::autotune::load_manifest(manifest_with(library, function));
+    } catch (const alloy::InvalidArgument& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  const std::string no_library = error_for("libabsent.so", "scale_reference");
+  CHECK(no_library.find("manifest.json") != std::string::npos);
+  CHECK(no_library.find("libabsent.so") != std::string::npos);
+  CHECK(error_for("libscale_reference.so", "absent_function").find("no function 'absent_function'") !=
+        std::string::npos);
+}
+#endif
