@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "element_dispatch.hpp"
+#include "input_files.hpp"
 
 namespace alloy::autotune {
 namespace {
@@ -72,6 +73,7 @@ std::int64_t buffer_elements(const TunableKernel& kernel, const HarnessBuffer& b
 }
 
 HostArray initial_contents(const HarnessBuffer& buffer, std::size_t count, std::uint64_t seed) {
+  if (buffer.fill == HarnessBuffer::Fill::file) return detail::read_input_file(buffer, count);
   HostArray array(buffer.type, count);
   std::mt19937_64 random(seed);
   detail::with_element_type(buffer.type, [&](auto zero) {
@@ -101,6 +103,8 @@ HostArray initial_contents(const HarnessBuffer& buffer, std::size_t count, std::
       case HarnessBuffer::Fill::constant:
         std::fill(values.begin(), values.end(), static_cast<T>(buffer.constant));
         break;
+      case HarnessBuffer::Fill::file:
+        break;  // read above
     }
   });
   return array;

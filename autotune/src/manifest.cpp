@@ -84,12 +84,12 @@ struct Reader {
         {"random", HarnessBuffer::Fill::random}, {"zeros", HarnessBuffer::Fill::zeros},
         {"bits", HarnessBuffer::Fill::bits},     {"normal", HarnessBuffer::Fill::normal},
         {"skewed", HarnessBuffer::Fill::skewed}, {"sorted", HarnessBuffer::Fill::sorted},
-        {"constant", HarnessBuffer::Fill::constant}};
+        {"constant", HarnessBuffer::Fill::constant}, {"file", HarnessBuffer::Fill::file}};
     const std::string name = buffer.value("fill", "random");
     for (const auto& [known, kind] : fills) {
       if (name == known) return kind;
     }
-    fail(where, "fill \"" + name + "\"; use random, zeros, bits, normal, skewed, sorted or constant");
+    fail(where, "fill \"" + name + "\"; use random, zeros, bits, normal, skewed, sorted, constant or file");
   }
 
   TuningParameter parameter(const json& value, const std::string& where) const {
@@ -212,6 +212,9 @@ struct Reader {
         const json& constant = at(b, "value", item + " buffer '" + buffer.name + "' (fill constant)");
         if (!constant.is_number()) fail(item + " buffer '" + buffer.name + "'", "\"value\" is not a number");
         buffer.constant = constant.get<double>();
+      }
+      if (buffer.fill == HarnessBuffer::Fill::file) {
+        buffer.file = file.parent_path() / text(b, "file", item + " buffer '" + buffer.name + "' (fill file)");
       }
       buffer.output = b.value("output", false);
       buffer.reset_each_run = b.value("reset", buffer.output);

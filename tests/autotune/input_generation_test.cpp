@@ -1,14 +1,19 @@
 // Harness inputs: every fill gives the distribution it names, for floats and
-// integers, the same for the same seed; buffer sizes divide.
+// integers, the same for the same seed; .npy and raw files are read or
+// refused with the reason; buffer sizes divide.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <numeric>
 
 #include "alloy/autotune/input_generation.hpp"
+#include "alloy/error.hpp"
+#include "support/temporary_folder.hpp"
 
 namespace alloy::autotune {
 namespace {
@@ -117,6 +122,80 @@ TEST_CASE("Autotune.Inputs.buffer_sizes_divide_and_round_up") {
   CHECK(buffer_elements(kernel, buffer, Extent(100, 8)) == 100);
   buffer.divide = {0, {}, {}};
   CHECK(buffer_elements(kernel, buffer, Extent(100, 8)) == 0);
+}
+
+}  // namespace alloy::autotune
+
+namespace alloy::autotune {
+namespace {
+
+// A .npy file as NumPy writes one: magic, version 1.0, a header padded to a
+// multiple of 64 bytes, then the elements.
+void write_npy(const std::filesystem::path& file, const std::string& descr, const std::string& shape,
+               const void* data, std::size_t bytes, bool fortran = false) {
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': " + (fortran ? "True" : "False") +
+                       ", 'shape': (" + shape + "), }";
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::ofstream out(file, std::ios::binary);
+  out.write("\x93NUMPY\x01\x00", 8);
+  const std::uint16_t length = static_cast<std::uint16_t>(header.size());
+  out.put(char(length & 0xff)).put(char(length >> 8));
+  out << header;
+  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
+}
+
+std::string error_reading(const HarnessBuffer& buffer, std::size_t count) {
+  try {
+    initial_contents(buffer, count, 1);
+  } catch (const InvalidArgument& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("Autotune.Inputs.read_from_npy_and_raw_files") {
+  test::TemporaryFolder folder{"inputs"};
+  const std::vector<float> floats = {1.5f, -2.0f, 3.25f, 4.0f, 5.5f};
+  write_npy(folder.path / "floats.npy", "<f4", "5,", floats.data(), floats.size() * sizeof(float));
+  HarnessBuffer buffer = HarnessBuffer::input("x", {1, {}, {0}}, HarnessBuffer::Fill::file);
+  buffer.file = folder.path / "floats.npy";
+  // The first elements, as many as the problem needs.
+  const HostArray read = initial_contents(buffer, 4, 1);
+  CHECK(std::vector<float>(read.view<float>().begin(), read.view<float>().end()) ==
+        std::vector<float>(floats.begin(), floats.begin() + 4));
+  CHECK(error_reading(buffer, 6).find("holds 5 float elements; the problem needs 6") != std::string::npos);
+  buffer.type = ScalarType::i32;
+  CHECK(error_reading(buffer, 4).find("holds float elements; the buffer is int") != std::string::npos);
+
+  // Two dimensions in C order: every element counts.
+  std::vector<std::uint8_t> bytes(4 * 8);
+  std::iota(bytes.begin(), bytes.end(), std::uint8_t{0});
+  write_npy(folder.path / "bytes.npy", "|u1", "4, 8", bytes.data(), bytes.size());
+  HarnessBuffer keys = HarnessBuffer::input("keys", {1, {}, {0}}, HarnessBuffer::Fill::file, ScalarType::u8);
+  keys.file = folder.path / "bytes.npy";
+  CHECK(initial_contents(keys, 32, 1).view<std::uint8_t>()[31] == 31);
+  write_npy(folder.path / "fortran.npy", "|u1", "4, 8", bytes.data(), bytes.size(), true);
+  keys.file = folder.path / "fortran.npy";
+  CHECK(error_reading(keys, 32).find("Fortran") != std::string::npos);
+  write_npy(folder.path / "big.npy", ">f4", "5,", floats.data(), floats.size() * sizeof(float));
+  buffer.type = ScalarType::f32;
+  buffer.file = folder.path / "big.npy";
+  CHECK(error_reading(buffer, 4).find("'>f4'") != std::string::npos);
+
+  // Any other file is raw elements of the buffer's type.
+  std::ofstream(folder.path / "raw.bin", std::ios::binary)
+      .write(reinterpret_cast<const char*>(floats.data()), std::streamsize(floats.size() * sizeof(float)));
+  buffer.file = folder.path / "raw.bin";
+  CHECK(initial_contents(buffer, 5, 1).view<float>()[4] == 5.5f);
+  CHECK(error_reading(buffer, 9).find("holds 5 float elements; the problem needs 9") != std::string::npos);
+  std::ofstream(folder.path / "fake.npy") << "not numpy at all";
+  buffer.file = folder.path / "fake.npy";
+  CHECK(error_reading(buffer, 1).find("is not a .npy file") != std::string::npos);
+  buffer.file = folder.path / "absent.npy";
+  CHECK(error_reading(buffer, 1).find("absent.npy cannot be read") != std::string::npos);
 }
 
 }  // namespace alloy::autotune

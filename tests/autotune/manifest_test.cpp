@@ -42,6 +42,7 @@ const char* valid_manifest = R"({
                   {"name": "hist", "elements": 256, "type": "uint", "output": true, "compare": "sum"},
                   {"name": "keys", "elements": "$0*3/4", "type": "uchar", "fill": "skewed"},
                   {"name": "seven", "elements": "$0", "fill": "constant", "value": 7},
+                  {"name": "data", "elements": "$0", "fill": "file", "file": "data/x.npy"},
                   {"name": "y", "elements": "$0", "output": true, "relative_tolerance": 0.25,
                    "reset": false}],
       "arguments": [{"problem_dimension": 0, "type": "ulong"}, {"float": 2.5}, {"buffer": 0}],
@@ -86,12 +87,14 @@ TEST_CASE("Autotune.Manifest.describes_a_target") {
   CHECK(target.harness.buffers[3].fill == alloy::autotune::HarnessBuffer::Fill::constant);
   CHECK(target.harness.buffers[3].constant == 7.0);
   CHECK(target.harness.arguments[0].type == alloy::ScalarType::u64);
-  CHECK(target.harness.buffers[4].check.relative == doctest::Approx(0.25));
-  CHECK(target.harness.buffers[4].check.absolute == doctest::Approx(1e-5));
+  CHECK(target.harness.buffers[4].fill == alloy::autotune::HarnessBuffer::Fill::file);
+  CHECK(target.harness.buffers[4].file == folder.path / "data" / "x.npy");  // beside the manifest
+  CHECK(target.harness.buffers[5].check.relative == doctest::Approx(0.25));
+  CHECK(target.harness.buffers[5].check.absolute == doctest::Approx(1e-5));
   // Outputs are written again before every timed run unless they say not to.
   CHECK(target.harness.buffers[0].reset_each_run);
   CHECK_FALSE(target.harness.buffers[2].reset_each_run);
-  CHECK_FALSE(target.harness.buffers[4].reset_each_run);
+  CHECK_FALSE(target.harness.buffers[5].reset_each_run);
   CHECK(target.harness.arguments[1].kind == alloy::autotune::HarnessArgument::Kind::float_constant);
   CHECK(target.harness.arguments[1].constant == doctest::Approx(2.5));
   CHECK_FALSE(target.harness.reference);  // the default configuration is the reference
@@ -130,6 +133,7 @@ TEST_CASE("Autotune.Manifest.mistakes_name_file_and_field") {
         std::string::npos);
   CHECK(error_for("\"skewed\"", "\"lumpy\"").find("use random, zeros, bits, normal, skewed") != std::string::npos);
   CHECK(error_for(", \"value\": 7", "").find("value") != std::string::npos);
+  CHECK(error_for(", \"file\": \"data/x.npy\"", "").find("\"file\"") != std::string::npos);
   CHECK(error_for("\"$0*3/4\"", "\"$0*3/0\"").find("divides by zero") != std::string::npos);
   CHECK(error_for("\"$0*3/4\"", "\"$0/3/4\"").find("more than one '/'") != std::string::npos);
   CHECK(error_for("\"$0*3/4\"", "\"$0/WGS\"").find("follow the problem only") != std::string::npos);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -38,6 +39,7 @@ struct HarnessBuffer {
     skewed,    ///< Zipf (s = 1.1) over 1..min(65536, the type's maximum): a few values most of the time
     sorted,    ///< random, then sorted ascending
     constant,  ///< every element `constant`
+    file,      ///< the first elements of `file`: .npy (same element type), else raw
   };
 
   std::string name;
@@ -52,16 +54,17 @@ struct HarnessBuffer {
   bool reset_each_run = false;
   /// The element count is elements / divide, rounded up: "$0*$1/4".
   ParameterProduct divide;
-  double constant = 0;  ///< for Fill::constant
+  double constant = 0;         ///< for Fill::constant
+  std::filesystem::path file;  ///< for Fill::file
 
   static HarnessBuffer input(std::string name, ParameterProduct elements, Fill fill = Fill::random,
                              ScalarType type = ScalarType::f32) {
-    return {std::move(name), std::move(elements), fill, false, type, {}, false, {}, 0};
+    return {std::move(name), std::move(elements), fill, false, type, {}, false, {}, 0, {}};
   }
   /// Starts as zeros unless `fill` says otherwise, and is reset before every run.
   static HarnessBuffer checked_output(std::string name, ParameterProduct elements, OutputCheck check = {},
                                       ScalarType type = ScalarType::f32, Fill fill = Fill::zeros) {
-    return {std::move(name), std::move(elements), fill, true, type, check, true, {}, 0};
+    return {std::move(name), std::move(elements), fill, true, type, check, true, {}, 0, {}};
   }
 };
 

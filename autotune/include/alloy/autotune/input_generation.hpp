@@ -13,7 +13,9 @@ namespace alloy::autotune {
 std::int64_t buffer_elements(const TunableKernel& kernel, const HarnessBuffer& buffer, const Extent& problem);
 
 /// `count` elements of `buffer.type` filled as `buffer.fill` says, from
-/// `seed` alone: every evaluator, in every run, sees the same inputs. The
+/// `seed` alone, or read from `buffer.file` (throws InvalidArgument naming
+/// the file when it does not hold them): every evaluator, in every run,
+/// sees the same inputs. The
 /// evaluator seeds buffer i with 0x5eed + i, so a host reference written
 /// apart from the tuner can reproduce them.
 HostArray initial_contents(const HarnessBuffer& buffer, std::size_t count, std::uint64_t seed);
