@@ -23,6 +23,11 @@ const autotune::TuningTarget& builtin_target(const std::string& name);
 double time_launches(Device& device, const Kernel& kernel, const LaunchRange& range,
                      const std::vector<KernelArg>& args, unsigned repetitions);
 
+/// The same, timed on the host from each launch to its queue's end: how a
+/// library call that may run several kernels (CLBlast's) is timed too.
+double host_time_launches(Device& device, const Kernel& kernel, const LaunchRange& range,
+                          const std::vector<KernelArg>& args, unsigned repetitions);
+
 /// (a) Each strategy replayed offline on an exhaustive results log of gemm at
 /// `problem`, measured first (or resumed) into `log_file`.
 nlohmann::json strategy_quality(Runtime& runtime, Device& device, const Extent& problem,
@@ -33,14 +38,24 @@ nlohmann::json strategy_quality(Runtime& runtime, Device& device, const Extent& 
 nlohmann::json compile_overlap(Device& device, const Extent& problem, std::size_t evaluations);
 
 /// (c) SGEMM GFLOP/s: alloy's gemm as the profiles configure it, its
-/// defaults, and CLBlast's SGEMM on the same device, per size.
-nlohmann::json sgemm_versus_clblast(Runtime& runtime, Device& device,
-                                    const std::vector<std::size_t>& sizes);
+/// defaults, and CLBlast's SGEMM with its shipped and its own tuned
+/// parameters on the same device, per size, all timed on the host.
+nlohmann::json sgemm_versus_clblast(Runtime& runtime, Device& device, const std::vector<std::size_t>& sizes,
+                                    const std::filesystem::path& clblast_parameters, double clblast_fraction);
 
-/// CLBlast's SGEMM on the OpenCL device called `device_name`, C = A×B for
-/// n×n matrices: median seconds, or nothing (with `why`) when unavailable.
-std::optional<double> clblast_sgemm_seconds(const std::string& device_name, std::size_t n,
-                                            std::string& why);
+/// CLBlast's SGEMM, C = A×B for n×n matrices, on the OpenCL device called
+/// `device_name`: median host seconds per size with CLBlast's shipped
+/// parameters, then with those its tuner finds (TuneXgemm on `fraction` of
+/// its space at 1024, kept in `parameters_file` for later runs). Empty maps,
+/// with `why`, when CLBlast or the device is missing.
+struct ClblastSgemm {
+  std::map<std::size_t, double> shipped_seconds;
+  std::map<std::size_t, double> tuned_seconds;
+  std::string tuned_parameters;
+  std::string why;
+};
+ClblastSgemm clblast_sgemm(const std::string& device_name, const std::vector<std::size_t>& sizes,
+                           const std::filesystem::path& parameters_file, double fraction);
 
 /// (d) Triad bandwidth: as the profiles configure it and the defaults, beside
 /// a plain one-element-per-work-item triad (work-group left to the driver,

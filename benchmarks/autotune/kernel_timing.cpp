@@ -1,5 +1,6 @@
-// Timing launches by device events, and finding alloy's built-in targets.
+// Timing launches by device events or on the host, and finding alloy's built-in targets.
 #include <algorithm>
+#include <chrono>
 
 #include "alloy/error.hpp"
 #include "bench_autotune.hpp"
@@ -22,6 +23,22 @@ double time_launches(Device& device, const Kernel& kernel, const LaunchRange& ra
   for (unsigned r = 0; r < repetitions; ++r) {
     auto event = queue->launch(kernel, range, std::span<const KernelArg>(args));
     seconds.push_back(double(event->timing().duration_ns()) * 1e-9);
+  }
+  std::sort(seconds.begin(), seconds.end());
+  return seconds[seconds.size() / 2];
+}
+
+double host_time_launches(Device& device, const Kernel& kernel, const LaunchRange& range,
+                          const std::vector<KernelArg>& args, unsigned repetitions) {
+  auto queue = device.create_queue();
+  for (int warm_up = 0; warm_up < 2; ++warm_up) queue->launch(kernel, range, std::span<const KernelArg>(args));
+  queue->finish();
+  std::vector<double> seconds;
+  for (unsigned r = 0; r < repetitions; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    queue->launch(kernel, range, std::span<const KernelArg>(args));
+    queue->finish();
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   std::sort(seconds.begin(), seconds.end());
   return seconds[seconds.size() / 2];

@@ -1,5 +1,7 @@
 // (c) SGEMM GFLOP/s: alloy's gemm as this machine's profiles configure it, the
-// same kernel with its defaults, and CLBlast's SGEMM, in one process.
+// same kernel with its defaults, and CLBlast's SGEMM with its shipped and
+// its own tuned parameters, in one process, every one timed on the host from
+// the call to the queue's end.
 #include <cstdio>
 #include <random>
 
@@ -13,11 +15,13 @@ double gflops(std::size_t n, double seconds) { return 2.0 * double(n) * double(n
 
 }  // namespace
 
-nlohmann::json sgemm_versus_clblast(Runtime& runtime, Device& device, const std::vector<std::size_t>& sizes) {
+nlohmann::json sgemm_versus_clblast(Runtime& runtime, Device& device, const std::vector<std::size_t>& sizes,
+                                    const std::filesystem::path& clblast_parameters, double clblast_fraction) {
   const TunableKernel& gemm = kernel_library::gemm();
+  const ClblastSgemm clblast = clblast_sgemm(device.info().name, sizes, clblast_parameters, clblast_fraction);
   nlohmann::json rows = nlohmann::json::array();
   for (std::size_t n : sizes) {
-    std::fprintf(stderr, "(c) SGEMM %zu: alloy tuned, alloy default, CLBlast\n", n);
+    std::fprintf(stderr, "(c) SGEMM %zu: alloy tuned, alloy default\n", n);
     const Extent problem(n, n, n);
     std::vector<float> values(n * n);
     std::mt19937 random(1);
@@ -36,26 +40,27 @@ nlohmann::json sgemm_versus_clblast(Runtime& runtime, Device& device, const std:
     const unsigned repetitions = n >= 2048 ? 3 : 7;
 
     const TunedKernel tuned = runtime.tuned(device, gemm, problem);
-    const double tuned_seconds = time_launches(device, *tuned.kernel, tuned.range, args, repetitions);
+    const double tuned_seconds = host_time_launches(device, *tuned.kernel, tuned.range, args, repetitions);
     const Configuration defaults = gemm.default_configuration();
     auto default_kernel = runtime.program(device, configured_source(gemm, defaults))->kernel(gemm.kernel_name);
     const double default_seconds =
-        time_launches(device, *default_kernel, configured_launch(gemm, defaults, problem), args, repetitions);
-    std::string why;
-    const std::optional<double> clblast_seconds = clblast_sgemm_seconds(device.info().name, n, why);
+        host_time_launches(device, *default_kernel, configured_launch(gemm, defaults, problem), args, repetitions);
 
     nlohmann::json row = {{"n", n},
                           {"profile_match", std::string(to_string(tuned.choice.match))},
                           {"tuned_configuration", describe(gemm, tuned.choice.configuration)},
                           {"alloy_tuned_gflops", gflops(n, tuned_seconds)},
                           {"alloy_default_gflops", gflops(n, default_seconds)}};
-    if (clblast_seconds) {
-      row["clblast_gflops"] = gflops(n, *clblast_seconds);
-      row["tuned_vs_clblast"] = *clblast_seconds / tuned_seconds;
-    } else {
-      row["clblast_gflops"] = nullptr;
-      row["clblast_missing"] = why;
-    }
+    auto clblast_figure = [&](const std::map<std::size_t, double>& seconds, const char* gflops_key,
+                              const char* ratio_key) {
+      const auto found = seconds.find(n);
+      row[gflops_key] = found != seconds.end() ? nlohmann::json(gflops(n, found->second)) : nlohmann::json(nullptr);
+      row[ratio_key] = found != seconds.end() ? nlohmann::json(found->second / tuned_seconds) : nlohmann::json(nullptr);
+    };
+    clblast_figure(clblast.shipped_seconds, "clblast_gflops", "tuned_vs_clblast");
+    clblast_figure(clblast.tuned_seconds, "clblast_tuned_gflops", "tuned_vs_clblast_tuned");
+    row["clblast_tuned_parameters"] = clblast.tuned_parameters;
+    if (!clblast.why.empty()) row["clblast_missing"] = clblast.why;
     rows.push_back(row);
   }
   return rows;
