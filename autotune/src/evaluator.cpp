@@ -195,8 +195,8 @@ Evaluator::Evaluator(Runtime& runtime, Device& device, const TuningTarget& targe
         state_->args.push_back(KernelArg::from(*state_->buffers[argument.index]));
         break;
       case HarnessArgument::Kind::problem_dimension:
-        state_->args.push_back(dimension_argument(problem[unsigned(argument.index) % 3], argument.type,
-                                                           target.kernel.name));
+        state_->args.push_back(
+            dimension_argument(problem[unsigned(argument.index) % 3], argument.type, target.kernel.name));
         break;
       case HarnessArgument::Kind::int_constant:
         state_->args.push_back(KernelArg::from(static_cast<int>(argument.constant)));
