@@ -18,15 +18,17 @@ namespace alloy::bench {
 
 const autotune::TuningTarget& builtin_target(const std::string& name);
 
-/// Median seconds of `repetitions` launches timed by device events, after
-/// two warm-up launches.
-double time_launches(Device& device, const Kernel& kernel, const LaunchRange& range,
-                     const std::vector<KernelArg>& args, unsigned repetitions);
+enum class LaunchTiming {
+  device_events,
+  /// From each launch to its queue's end, on the host: how a library call
+  /// that may run several kernels (CLBlast's) is timed too.
+  host,
+};
 
-/// The same, timed on the host from each launch to its queue's end: how a
-/// library call that may run several kernels (CLBlast's) is timed too.
-double host_time_launches(Device& device, const Kernel& kernel, const LaunchRange& range,
-                          const std::vector<KernelArg>& args, unsigned repetitions);
+/// Median seconds of `repetitions` launches, after two warm-up launches.
+double time_launches(Device& device, const Kernel& kernel, const LaunchRange& range,
+                     const std::vector<KernelArg>& args, unsigned repetitions,
+                     LaunchTiming timing = LaunchTiming::device_events);
 
 /// (a) Each strategy replayed offline on an exhaustive results log of gemm at
 /// `problem`, measured first (or resumed) into `log_file`.

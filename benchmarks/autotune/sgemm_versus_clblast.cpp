@@ -40,11 +40,13 @@ nlohmann::json sgemm_versus_clblast(Runtime& runtime, Device& device, const std:
     const unsigned repetitions = n >= 2048 ? 3 : 7;
 
     const TunedKernel tuned = runtime.tuned(device, gemm, problem);
-    const double tuned_seconds = host_time_launches(device, *tuned.kernel, tuned.range, args, repetitions);
+    const double tuned_seconds =
+        time_launches(device, *tuned.kernel, tuned.range, args, repetitions, LaunchTiming::host);
     const Configuration defaults = gemm.default_configuration();
     auto default_kernel = runtime.program(device, configured_source(gemm, defaults))->kernel(gemm.kernel_name);
     const double default_seconds =
-        host_time_launches(device, *default_kernel, configured_launch(gemm, defaults, problem), args, repetitions);
+        time_launches(device, *default_kernel, configured_launch(gemm, defaults, problem), args, repetitions,
+                      LaunchTiming::host);
 
     nlohmann::json row = {{"n", n},
                           {"profile_match", std::string(to_string(tuned.choice.match))},
