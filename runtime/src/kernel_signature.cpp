@@ -159,8 +159,6 @@ std::optional<ScalarType> scalar_type_from_string(std::string_view text) {
   return std::nullopt;
 }
 
-bool is_integer(ScalarType type) { return type != ScalarType::f32 && type != ScalarType::f64; }
-
 std::size_t size_of(ScalarType type) {
   switch (type) {
     case ScalarType::i8: case ScalarType::u8: return 1;

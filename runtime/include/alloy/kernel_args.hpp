@@ -23,7 +23,6 @@ std::string_view to_string(ScalarType type);  ///< "int", "float", "ulong", ...
 /// nothing for any other text.
 std::optional<ScalarType> scalar_type_from_string(std::string_view text);
 std::size_t size_of(ScalarType type);
-bool is_integer(ScalarType type);
 
 template <class T>
 constexpr ScalarType scalar_type_of() {
