@@ -429,7 +429,7 @@ void Executor::State::start_host_task(std::uint32_t id) {
                                       std::exception_ptr failed) mutable {
     if (failed) {
       function = nullptr;  // breaks the promise of a synchronize waiting on it
-      finish_host_task(id, failed);
+      finish_host_task(id, std::move(failed));
     } else if (runs_inline) {
       run_host_task(id, std::move(function));
     } else {
@@ -450,14 +450,18 @@ void Executor::State::run_host_task(std::uint32_t id, std::function<void()> func
   }
   running_host_task = outer;
   function = nullptr;  // releases what it holds before dependents are told
-  finish_host_task(id, error);
+  finish_host_task(id, std::move(error));
 }
 
 void Executor::State::finish_host_task(std::uint32_t id, std::exception_ptr error) {
   detail::HostPool::Finishing finishing;  // this thread runs the next ready host task
   std::lock_guard lock(mutex);
   if (error) {
-    fail(id, error);
+    // Moved, not copied: the task's state then holds the only reference, so
+    // the exception is freed under the lock by whoever forgets the task, never
+    // by this thread after wait() read it (libstdc++'s reference count is
+    // invisible to ThreadSanitizer).
+    fail(id, std::move(error));
   } else {
     release(id);
   }
