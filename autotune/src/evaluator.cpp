@@ -16,6 +16,7 @@
 #include "alloy/autotune/verification.hpp"
 #include "alloy/error.hpp"
 #include "compile_ahead.hpp"
+#include "harness_data.hpp"
 
 namespace alloy::autotune {
 namespace {
@@ -34,24 +35,6 @@ std::string first_lines(const std::string& text, std::size_t lines = 3) {
   return out.size() > 400 ? out.substr(0, 400) : out;
 }
 
-// A problem size as the kernel declares the parameter.
-KernelArg dimension_argument(std::size_t size, ScalarType type, const std::string& kernel) {
-  const bool fits = type == ScalarType::i32 ? size <= std::size_t(std::numeric_limits<std::int32_t>::max())
-                    : type == ScalarType::u32 ? size <= std::size_t(std::numeric_limits<std::uint32_t>::max())
-                                              : true;
-  if (!fits) {
-    throw InvalidArgument("tuning " + kernel + ": a problem size of " + std::to_string(size) +
-                          " does not fit the kernel's " + std::string(to_string(type)) +
-                          " argument; declare it long or ulong and give the harness argument that type");
-  }
-  switch (type) {
-    case ScalarType::u32: return KernelArg::from(static_cast<std::uint32_t>(size));
-    case ScalarType::i64: return KernelArg::from(static_cast<std::int64_t>(size));
-    case ScalarType::u64: return KernelArg::from(static_cast<std::uint64_t>(size));
-    default: return KernelArg::from(static_cast<int>(size));
-  }
-}
-
 Measurement failed(const Configuration& configuration, Outcome outcome, std::string detail) {
   Measurement measurement;
   measurement.configuration = configuration;
@@ -62,6 +45,13 @@ Measurement failed(const Configuration& configuration, Outcome outcome, std::str
 
 }  // namespace
 
+// A configuration's compiled kernels with their launch ranges: the tuned
+// kernel, then the harness's further passes.
+struct Passes {
+  std::vector<std::shared_ptr<Kernel>> kernels;
+  std::vector<LaunchRange> ranges;
+};
+
 struct Evaluator::State {
   Runtime& runtime;
   Device& device;
@@ -70,33 +60,72 @@ struct Evaluator::State {
   MeasureOptions options;
   DeviceLimits limits;
   std::unique_ptr<Queue> queue;
-  std::vector<HostArray> contents;  // every buffer's initial contents
-  std::vector<std::unique_ptr<DeviceBuffer>> buffers;
-  std::vector<KernelArg> args;
+  detail::HarnessData data;
+  // The kernel described with each further pass's name and launch, so the
+  // space's checks and launch rules apply to the pass too.
+  std::vector<TunableKernel> pass_kernels;
   std::optional<std::vector<HostArray>> reference;  // per output buffer
   detail::CompileAhead compiler;
   // Kernels re-timed by the confirmation, kept so each round does not compile again.
-  std::map<Configuration, std::shared_ptr<Kernel>> retimed;
+  std::map<Configuration, Passes> retimed;
 
   State(Runtime& r, Device& d, const TuningTarget& t, Extent p, MeasureOptions o)
       : runtime(r), device(d), target(t), problem(p), options(o),
-        limits(DeviceLimits::of(d.info())), queue(d.create_queue()), compiler(d) {}
-
-  void write_inputs() {
-    for (std::size_t i = 0; i < buffers.size(); ++i) {
-      queue->write(*buffers[i], 0, contents[i].data(), contents[i].size_bytes());
+        limits(DeviceLimits::of(d.info())), queue(d.create_queue()), data(d, t, p), compiler(d) {
+    for (const HarnessPass& pass : t.harness.passes) {
+      TunableKernel kernel = t.kernel;
+      kernel.kernel_name = pass.kernel_name;
+      kernel.launch = pass.launch;
+      pass_kernels.push_back(std::move(kernel));
     }
   }
 
-  std::vector<HostArray> read_outputs() {
-    std::vector<HostArray> outputs;
-    for (std::size_t i = 0; i < buffers.size(); ++i) {
-      if (!target.harness.buffers[i].output) continue;
-      outputs.emplace_back(contents[i].type(), contents[i].size());
-      queue->read(*buffers[i], 0, outputs.back().data(), outputs.back().size_bytes());
+  // Why the configuration cannot run, for the kernel, its passes or its layouts.
+  std::optional<std::string> invalid(const Configuration& configuration) const {
+    if (auto why = check_configuration(target.kernel, configuration, problem, limits)) return why;
+    for (const TunableKernel& pass : pass_kernels) {
+      if (auto why = check_configuration(pass, configuration, problem, limits)) {
+        return "pass " + pass.kernel_name + ": " + *why;
+      }
     }
-    queue->finish();
-    return outputs;
+    return data.layout_problem(configuration);
+  }
+
+  // Compiles the configuration once and takes every pass's kernel from it.
+  Passes compile(const Configuration& configuration) {
+    const ProgramSource source = configured_source(target.kernel, configuration);
+    Passes passes;
+    std::shared_ptr<Program> program;
+    try {
+      program = compiler.get(source);
+    } catch (...) {
+      compiler.forget(source);
+      throw;
+    }
+    compiler.forget(source);
+    passes.kernels.push_back(program->kernel(target.kernel.kernel_name));
+    passes.ranges.push_back(configured_launch(target.kernel, configuration, problem));
+    for (const TunableKernel& pass : pass_kernels) {
+      passes.kernels.push_back(program->kernel(pass.kernel_name));
+      passes.ranges.push_back(configured_launch(pass, configuration, problem));
+    }
+    return passes;
+  }
+
+  // Launches every pass once, in order, on the in-order queue.
+  std::vector<std::shared_ptr<Event>> launch(const Passes& passes) {
+    std::vector<std::shared_ptr<Event>> events;
+    for (std::size_t p = 0; p < passes.kernels.size(); ++p) {
+      events.push_back(queue->launch(*passes.kernels[p], passes.ranges[p], data.arguments(p)));
+    }
+    return events;
+  }
+
+  // A run's time: the sum of its passes' device times.
+  static double seconds_of(const std::vector<std::shared_ptr<Event>>& events) {
+    std::uint64_t nanoseconds = 0;
+    for (const std::shared_ptr<Event>& event : events) nanoseconds += event->timing().duration_ns();
+    return double(nanoseconds) * 1e-9;
   }
 
   // Waits for `event` up to the timeout; false when it took longer. The run
@@ -133,23 +162,17 @@ struct Evaluator::State {
     return std::nullopt;
   }
 
-  // Launches `runs` timed runs of `kernel` at once and returns their times.
-  // Buffers marked for it are written again before each run; the events
-  // time the kernel only.
-  std::vector<double> time_runs(const Kernel& kernel, const LaunchRange& range, std::size_t runs) {
-    std::vector<std::shared_ptr<Event>> events;
+  // Launches `runs` timed runs at once and returns their times. Buffers
+  // marked for it are written again before each run; the events time the
+  // kernels only.
+  std::vector<double> time_runs(const Passes& passes, std::size_t runs) {
+    std::vector<std::vector<std::shared_ptr<Event>>> events;
     for (std::size_t r = 0; r < runs; ++r) {
-      for (std::size_t i = 0; i < buffers.size(); ++i) {
-        if (target.harness.buffers[i].reset_each_run) {
-          queue->write(*buffers[i], 0, contents[i].data(), contents[i].size_bytes());
-        }
-      }
-      events.push_back(queue->launch(kernel, range, std::span<const KernelArg>(args)));
+      data.write_resets(*queue);
+      events.push_back(launch(passes));
     }
     std::vector<double> seconds;
-    for (const std::shared_ptr<Event>& event : events) {
-      seconds.push_back(double(event->timing().duration_ns()) * 1e-9);
-    }
+    for (const auto& run_events : events) seconds.push_back(seconds_of(run_events));
     return seconds;
   }
 
@@ -168,50 +191,14 @@ Evaluator::Evaluator(Runtime& runtime, Device& device, const TuningTarget& targe
                           ": measuring needs 1 <= min_repetitions <= max_repetitions, a positive "
                           "timeout and a hopeless factor of at least 1");
   }
+  for (const TunableKernel& pass : state_->pass_kernels) pass.validate();
   const Harness& harness = target.harness;
-  // Sizes that do not fit their arguments are refused before any buffer is made.
-  for (const HarnessArgument& argument : harness.arguments) {
-    if (argument.kind == HarnessArgument::Kind::problem_dimension) {
-      dimension_argument(problem[unsigned(argument.index) % 3], argument.type, target.kernel.name);
-    }
-  }
-  for (std::size_t i = 0; i < harness.buffers.size(); ++i) {
-    const std::int64_t count = buffer_elements(target.kernel, harness.buffers[i], problem);
-    if (count <= 0) {
-      throw InvalidArgument("tuning " + target.kernel.name + ": buffer '" + harness.buffers[i].name +
-                            "' has no elements for problem " + problem.to_string());
-    }
-    state_->contents.push_back(initial_contents(harness.buffers[i], std::size_t(count), 0x5eed + i));
-    state_->buffers.push_back(device.allocate(state_->contents.back().size_bytes()));
-  }
-  for (const HarnessArgument& argument : harness.arguments) {
-    switch (argument.kind) {
-      case HarnessArgument::Kind::buffer:
-        if (argument.index >= state_->buffers.size()) {
-          throw InvalidArgument("tuning " + target.kernel.name + ": an argument names buffer " +
-                                std::to_string(argument.index) + " of " +
-                                std::to_string(state_->buffers.size()));
-        }
-        state_->args.push_back(KernelArg::from(*state_->buffers[argument.index]));
-        break;
-      case HarnessArgument::Kind::problem_dimension:
-        state_->args.push_back(
-            dimension_argument(problem[unsigned(argument.index) % 3], argument.type, target.kernel.name));
-        break;
-      case HarnessArgument::Kind::int_constant:
-        state_->args.push_back(KernelArg::from(static_cast<int>(argument.constant)));
-        break;
-      case HarnessArgument::Kind::float_constant:
-        state_->args.push_back(KernelArg::from(static_cast<float>(argument.constant)));
-        break;
-    }
-  }
   if (harness.reference) {
     std::vector<HostArray> expected;
     for (std::size_t i = 0; i < harness.buffers.size(); ++i) {
-      if (harness.buffers[i].output) expected.emplace_back(harness.buffers[i].type, state_->contents[i].size());
+      if (harness.buffers[i].output) expected.emplace_back(harness.buffers[i].type, state_->data.canonical()[i].size());
     }
-    harness.reference(problem, state_->contents, expected);
+    harness.reference(problem, state_->data.canonical(), expected);
     state_->reference = std::move(expected);
   }
 }
@@ -248,38 +235,31 @@ Measurement Evaluator::measure(const Configuration& configuration, std::optional
 Measurement Evaluator::State::run(const Configuration& configuration, bool capture_reference,
                                   std::optional<double> best_seconds,
                                   std::optional<std::chrono::steady_clock::time_point> timing_ends) {
-  const TunableKernel& kernel = target.kernel;
-  if (auto why = check_configuration(kernel, configuration, problem, limits)) {
-    return failed(configuration, Outcome::invalid, *why);
-  }
-  const ProgramSource source = configured_source(kernel, configuration);
-  std::shared_ptr<Kernel> compiled;
+  if (auto why = invalid(configuration)) return failed(configuration, Outcome::invalid, *why);
+  Passes passes;
   try {
-    compiled = compiler.get(source)->kernel(kernel.kernel_name);
+    passes = compile(configuration);
   } catch (const CompileError& error) {
-    compiler.forget(source);
     return failed(configuration, Outcome::compile_error, first_lines(error.log().empty() ? error.what() : error.log()));
   } catch (const Error& error) {
-    compiler.forget(source);
     return failed(configuration, Outcome::compile_error, first_lines(error.what()));
   }
-  compiler.forget(source);
-  const LaunchRange range = configured_launch(kernel, configuration, problem);
 
   // First run: from fresh inputs, verified; it is also the warm-up.
   std::vector<HostArray> outputs;
   double first_seconds = 0;
   try {
     const alloy::detail::HandledErrorScope handled;
-    write_inputs();
-    const std::shared_ptr<Event> first = queue->launch(*compiled, range, std::span<const KernelArg>(args));
-    if (!wait_within_timeout(first)) {
+    data.write_all(*queue, configuration);
+    const std::vector<std::shared_ptr<Event>> first = launch(passes);
+    if (!wait_within_timeout(first.back())) {  // the queue runs them in order
       queue->finish();
       return failed(configuration, Outcome::timeout,
                     "one run took longer than " + std::to_string(options.timeout_seconds) + " s");
     }
-    first_seconds = double(first->timing().duration_ns()) * 1e-9;
-    outputs = read_outputs();
+    for (const std::shared_ptr<Event>& event : first) event->wait();  // rethrows a pass's failure
+    first_seconds = seconds_of(first);
+    outputs = data.read_outputs(*queue);
   } catch (const Error& error) {
     // The queue may hold the failed command's aftermath: start a fresh one.
     queue = device.create_queue();
@@ -310,7 +290,7 @@ Measurement Evaluator::State::run(const Configuration& configuration, bool captu
     while (seconds.size() < options.max_repetitions) {
       const std::size_t batch = std::min<std::size_t>(options.min_repetitions,
                                                       options.max_repetitions - seconds.size());
-      for (double run_seconds : time_runs(*compiled, range, batch)) {
+      for (double run_seconds : time_runs(passes, batch)) {
         seconds.push_back(run_seconds);
         total += run_seconds;
       }
@@ -345,15 +325,12 @@ std::optional<double> Evaluator::retime(const Configuration& configuration, std:
   State& state = *state_;
   try {
     const alloy::detail::HandledErrorScope handled;
-    std::shared_ptr<Kernel>& kernel = state.retimed[configuration];
-    if (!kernel) {
-      const ProgramSource source = configured_source(state.target.kernel, configuration);
-      kernel = state.compiler.get(source)->kernel(state.target.kernel.kernel_name);
-      state.compiler.forget(source);
-    }
-    const LaunchRange range = configured_launch(state.target.kernel, configuration, state.problem);
-    return summarize(state.time_runs(*kernel, range, std::max<std::size_t>(runs, 1))).median;
+    Passes& passes = state.retimed[configuration];
+    if (passes.kernels.empty()) passes = state.compile(configuration);
+    state.data.lay_out(*state.queue, configuration);
+    return summarize(state.time_runs(passes, std::max<std::size_t>(runs, 1))).median;
   } catch (const Error&) {
+    state.retimed.erase(configuration);
     state.queue = state.device.create_queue();
     return std::nullopt;
   }

@@ -138,6 +138,59 @@ struct Reader {
     fail(where, "is none of {\"buffer\": i}, {\"problem_dimension\": d}, {\"int\": v}, {\"float\": v}");
   }
 
+  std::vector<LaunchDimensionRule> launch(const json& rules, const std::string& where) const {
+    if (!rules.is_array()) fail(where, "is not an array of launch rules");
+    std::vector<LaunchDimensionRule> result;
+    for (const json& rule : rules) {
+      LaunchDimensionRule dimension;
+      dimension.problem_dimension = unsigned(integer(at(rule, "problem_dimension", where), where));
+      dimension.multiply = product(rule.value("multiply", json(1)), where + " multiply");
+      dimension.divide = product(rule.value("divide", json(1)), where + " divide");
+      dimension.local = product(at(rule, "local", where), where + " local");
+      result.push_back(dimension);
+    }
+    return result;
+  }
+
+  // {"parameter": "LAYOUT", "row_length": 4, "orders": {"aos": "rows",
+  // "soa": "columns", "2": "blocks:8"}}: keys are the parameter's values or
+  // their names.
+  BufferLayout layout(const json& value, const TunableKernel& kernel, const std::string& where) const {
+    BufferLayout result;
+    result.parameter = text(value, "parameter", where);
+    const std::optional<std::size_t> index = kernel.parameter_index(result.parameter);
+    if (!index) fail(where, "\"parameter\" '" + result.parameter + "' is no parameter of the kernel");
+    const TuningParameter& parameter = kernel.parameters[*index];
+    result.row_length = product(at(value, "row_length", where), where + " row_length");
+    const json& orders = at(value, "orders", where);
+    if (!orders.is_object()) fail(where, "\"orders\" is not an object such as {\"0\": \"rows\", \"1\": \"columns\"}");
+    for (const auto& [key, order_text] : orders.items()) {
+      std::optional<std::int64_t> level;
+      for (std::size_t v = 0; v < parameter.values.size(); ++v) {
+        const bool named = v < parameter.value_names.size() && parameter.value_names[v] == key;
+        if (named || std::to_string(parameter.values[v]) == key) level = parameter.values[v];
+      }
+      if (!level) fail(where, "order for '" + key + "', which is no value of " + parameter.name);
+      const std::optional<ElementOrder> order =
+          order_text.is_string() ? ElementOrder::parse(order_text.get<std::string>()) : std::nullopt;
+      if (!order) fail(where, "the order for '" + key + "' is not rows, columns or blocks:K");
+      result.orders[*level] = *order;
+    }
+    for (const std::int64_t v : parameter.values) {
+      if (result.orders.count(v) == 0) fail(where, "has no order for " + parameter.name + "=" + std::to_string(v));
+    }
+    return result;
+  }
+
+  // {"kernel": "finish_sums", "arguments": [...], "launch": [...]}
+  HarnessPass pass(const json& value, const std::string& where) const {
+    HarnessPass result;
+    result.kernel_name = text(value, "kernel", where);
+    for (const json& a : at(value, "arguments", where)) result.arguments.push_back(argument(a, where + " argument"));
+    result.launch = launch(at(value, "launch", where), where + " launch");
+    return result;
+  }
+
   Extent problem(const json& value, const std::string& where) const {
     if (!value.is_array() || value.empty() || value.size() > 3) fail(where, "is not 1 to 3 sizes");
     std::array<std::size_t, 3> size{1, 1, 1};
@@ -189,14 +242,7 @@ struct Reader {
     if (value.contains("constraints")) {
       for (const json& c : value["constraints"]) kernel.constraints.push_back(constraint(c, item + " constraint"));
     }
-    for (const json& rule : at(value, "launch", item)) {
-      LaunchDimensionRule launch;
-      launch.problem_dimension = unsigned(integer(at(rule, "problem_dimension", item + " launch"), item));
-      launch.multiply = product(rule.value("multiply", json(1)), item + " launch multiply");
-      launch.divide = product(rule.value("divide", json(1)), item + " launch divide");
-      launch.local = product(at(rule, "local", item + " launch"), item + " launch local");
-      kernel.launch.push_back(launch);
-    }
+    kernel.launch = launch(at(value, "launch", item), item + " launch");
     if (value.contains("local_memory_bytes")) {
       for (const json& term : value["local_memory_bytes"]) {
         kernel.local_memory_bytes.push_back(product(term, item + " local_memory_bytes"));
@@ -226,6 +272,7 @@ struct Reader {
       }
       buffer.type = *element;
       buffer.check = check(b, harness, item + " buffer '" + buffer.name + "'");
+      if (b.contains("layout")) buffer.layout = layout(b["layout"], kernel, item + " buffer '" + buffer.name + "' layout");
       result.harness.buffers.push_back(buffer);
     }
     if (harness.contains("reference")) {
@@ -241,6 +288,9 @@ struct Reader {
     }
     for (const json& a : at(harness, "arguments", item + " harness")) {
       result.harness.arguments.push_back(argument(a, item + " argument"));
+    }
+    if (harness.contains("passes")) {
+      for (const json& p : harness["passes"]) result.harness.passes.push_back(pass(p, item + " pass"));
     }
     for (const json& p : at(value, "problems", item)) result.default_problems.push_back(problem(p, item + " problem"));
     result.description = value.value("description", "from " + file.filename().string());

@@ -51,14 +51,24 @@ std::optional<std::unordered_map<std::string, std::size_t>> tuned_parameters(cl:
                                                                              double fraction, std::string& why) {
   std::unordered_map<std::string, std::size_t> parameters;
   if (std::ifstream in{file}) {
-    const nlohmann::json saved = nlohmann::json::parse(in, nullptr, false);
+    nlohmann::json saved = nlohmann::json::parse(in, nullptr, false);
+    // What clblast_tuner_xgemm writes (clblast_xgemm_1_32.json): its
+    // fastest result's parameters, but for the precision.
+    if (saved.is_object() && saved.contains("results")) {
+      const nlohmann::json* best = nullptr;
+      for (const nlohmann::json& row : saved["results"]) {
+        if (!best || row.at("time").get<double>() < best->at("time").get<double>()) best = &row;
+      }
+      saved = best ? best->at("parameters") : nlohmann::json();
+      if (saved.is_object()) saved.erase("PRECISION");
+    }
     if (saved.is_object()) {
       for (const auto& [name, value] : saved.items()) parameters[name] = value.get<std::size_t>();
       return parameters;
     }
   }
-  std::fprintf(stderr, "(c) CLBlast's own tuner on Xgemm 1024, %.0f %% of its space (written to %s)\n",
-               fraction * 100, file.string().c_str());
+  std::fprintf(stderr, "(c) CLBlast's own tuner on Xgemm 1024, 1/%.0f of its space (written to %s)\n",
+               fraction, file.string().c_str());
   cl_command_queue raw_queue = queue();
   const clblast::StatusCode status = clblast::TuneXgemm<float>(&raw_queue, 1024, 1024, 1024, fraction, parameters);
   if (status != clblast::StatusCode::kSuccess) {

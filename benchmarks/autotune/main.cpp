@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
   std::vector<std::size_t> sgemm_sizes = {512, 1024, 2048};
   std::size_t triad_elements = std::size_t{1} << 24;
   std::string clblast_parameters = "bench_autotune_clblast_xgemm.json";
-  double clblast_fraction = 0.01;
+  double clblast_fraction = 128;
   unsigned held_out_repeats = 3;
   unsigned held_out_rounds = 15;
   app.add_option("--device", device_index, "device index as alloy-info lists it")->capture_default_str();
@@ -45,9 +45,12 @@ int main(int argc, char** argv) {
   app.add_option("--sgemm-sizes", sgemm_sizes, "square sizes (c)")->capture_default_str();
   app.add_option("--triad-elements", triad_elements, "floats per triad array (d)")->capture_default_str();
   app.add_option("--clblast-parameters", clblast_parameters,
-                 "CLBlast's tuned Xgemm parameters (c): read, or tuned and written")
+                 "CLBlast's tuned Xgemm parameters (c): read (as clblast_tuner_xgemm writes them, or "
+                 "name: value), or tuned and written")
       ->capture_default_str();
-  app.add_option("--clblast-fraction", clblast_fraction, "share of CLBlast's Xgemm space its tuner tries (c)")
+  app.add_option("--clblast-fraction", clblast_fraction,
+                 "CLBlast's tuner tries 1/N of its Xgemm space, as its -fraction N does (c)")
+      ->check(CLI::Range(1.0, 1e9))
       ->capture_default_str();
   app.add_option("--repeats", held_out_repeats, "tuning runs per kernel (f)")->capture_default_str();
   app.add_option("--rounds", held_out_rounds, "interleaved re-timing rounds (f)")->capture_default_str();

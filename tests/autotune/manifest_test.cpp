@@ -44,8 +44,11 @@ const char* valid_manifest = R"({
                   {"name": "seven", "elements": "$0", "fill": "constant", "value": 7},
                   {"name": "data", "elements": "$0", "fill": "file", "file": "data/x.npy"},
                   {"name": "y", "elements": "$0", "output": true, "relative_tolerance": 0.25,
-                   "reset": false}],
+                   "reset": false,
+                   "layout": {"parameter": "CACHE", "row_length": 4, "orders": {"off": "rows", "1": "blocks:8"}}}],
       "arguments": [{"problem_dimension": 0, "type": "ulong"}, {"float": 2.5}, {"buffer": 0}],
+      "passes": [{"kernel": "finish", "arguments": [{"buffer": 1}],
+                  "launch": [{"problem_dimension": 0, "divide": "$0", "local": 1}]}],
       "tolerance": 1e-5
     },
     "problems": [[1048576], [4096]],
@@ -98,6 +101,19 @@ TEST_CASE("Autotune.Manifest.describes_a_target") {
   CHECK(target.harness.arguments[1].kind == alloy::autotune::HarnessArgument::Kind::float_constant);
   CHECK(target.harness.arguments[1].constant == doctest::Approx(2.5));
   CHECK_FALSE(target.harness.reference);  // the default configuration is the reference
+  // A layout by value or value name; a pass with its own arguments and launch.
+  REQUIRE(target.harness.buffers[5].layout);
+  const alloy::autotune::BufferLayout& layout = *target.harness.buffers[5].layout;
+  CHECK(layout.parameter == "CACHE");
+  CHECK(layout.row_length.factor == 4);
+  CHECK(layout.orders.at(0).kind == alloy::autotune::ElementOrder::Kind::rows);
+  CHECK(layout.orders.at(1).kind == alloy::autotune::ElementOrder::Kind::blocks);
+  CHECK(layout.orders.at(1).block == 8);
+  CHECK_FALSE(target.harness.buffers[0].layout);
+  REQUIRE(target.harness.passes.size() == 1);
+  CHECK(target.harness.passes[0].kernel_name == "finish");
+  CHECK(target.harness.passes[0].arguments.size() == 1);
+  CHECK(target.harness.passes[0].launch[0].divide.problem_dimensions == std::vector<unsigned>{0});
   REQUIRE(target.default_problems.size() == 2);
   CHECK(target.default_problems[1].to_string() == "4096");
   // Configured as the runtime would launch it.
@@ -144,7 +160,15 @@ TEST_CASE("Autotune.Manifest.mistakes_name_file_and_field") {
   CHECK(error_for("\"values\": [32, 64, 128]", "\"values\": \"many\"").find("values") != std::string::npos);
   CHECK(error_for("\"right\": 64", "\"right\": 99999999999999999999999").find("manifest") != std::string::npos);
   CHECK(error_for("{\n  \"kernels\"", "{\"kernels\": 3, \"x\"").find("manifest") != std::string::npos);
-  const std::string message = error_for("\"launch\": [", "\"lunch\": [");
+  CHECK(error_for("\"parameter\": \"CACHE\"", "\"parameter\": \"CASH\"").find("'CASH' is no parameter") !=
+        std::string::npos);
+  CHECK(error_for("\"1\": \"blocks:8\"", "\"1\": \"blocks:0\"").find("rows, columns or blocks:K") !=
+        std::string::npos);
+  CHECK(error_for(", \"1\": \"blocks:8\"", "").find("no order for CACHE=1") != std::string::npos);
+  CHECK(error_for("\"off\": \"rows\"", "\"2\": \"rows\"").find("'2', which is no value of CACHE") !=
+        std::string::npos);
+  CHECK(error_for("\"kernel\": \"finish\"", "\"name\": \"finish\"").find("pass") != std::string::npos);
+  const std::string message = error_for("\"launch\": [{\"problem_dimension\": 0, \"divide\": 2", "\"lunch\": [{\"problem_dimension\": 0, \"divide\": 2");
   CHECK(message.find("manifest.json") != std::string::npos);
   CHECK(message.find("launch") != std::string::npos);
   CHECK_THROWS_AS(alloy::autotune::load_manifest(folder.path / "absent.json"), alloy::InvalidArgument);

@@ -5,9 +5,11 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "alloy/autotune/element_order.hpp"
 #include "alloy/autotune/host_array.hpp"
 #include "alloy/tunable_kernel.hpp"
 
@@ -56,15 +58,20 @@ struct HarnessBuffer {
   ParameterProduct divide;
   double constant = 0;         ///< for Fill::constant
   std::filesystem::path file;  ///< for Fill::file
+  /// Set when a tuning parameter chooses how the elements lie on the device:
+  /// contents (and the reference) stay in canonical order; each run gets
+  /// them in its configuration's order, and outputs are put back in
+  /// canonical order before they are checked.
+  std::optional<BufferLayout> layout;
 
   static HarnessBuffer input(std::string name, ParameterProduct elements, Fill fill = Fill::random,
                              ScalarType type = ScalarType::f32) {
-    return {std::move(name), std::move(elements), fill, false, type, {}, false, {}, 0, {}};
+    return {std::move(name), std::move(elements), fill, false, type, {}, false, {}, 0, {}, {}};
   }
   /// Starts as zeros unless `fill` says otherwise, and is reset before every run.
   static HarnessBuffer checked_output(std::string name, ParameterProduct elements, OutputCheck check = {},
                                       ScalarType type = ScalarType::f32, Fill fill = Fill::zeros) {
-    return {std::move(name), std::move(elements), fill, true, type, check, true, {}, 0, {}};
+    return {std::move(name), std::move(elements), fill, true, type, check, true, {}, 0, {}, {}};
   }
 };
 
@@ -93,9 +100,21 @@ struct HarnessArgument {
 using HostReference = std::function<void(const Extent& problem, const std::vector<HostArray>& buffers,
                                          std::vector<HostArray>& expected)>;
 
+/// A further kernel of the same source, compiled with the same
+/// configuration, that every run launches after the tuned kernel: the second
+/// pass of a reduction, say. Its time counts in the configuration's.
+struct HarnessPass {
+  std::string kernel_name;
+  std::vector<HarnessArgument> arguments;
+  std::vector<LaunchDimensionRule> launch;  ///< as TunableKernel::launch
+};
+
 struct Harness {
   std::vector<HarnessBuffer> buffers;
   std::vector<HarnessArgument> arguments;
+  /// Run after the tuned kernel, in order, in every run; outputs are
+  /// checked after the last.
+  std::vector<HarnessPass> passes;
   /// Empty: the outputs of the kernel's default configuration on the same
   /// device are the reference.
   HostReference reference;
