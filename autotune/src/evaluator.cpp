@@ -65,6 +65,8 @@ struct Evaluator::State {
   // space's checks and launch rules apply to the pass too.
   std::vector<TunableKernel> pass_kernels;
   std::optional<std::vector<HostArray>> reference;  // per output buffer
+  // The spread of the default configuration's timed runs, once measured.
+  std::optional<double> noise;
   detail::CompileAhead compiler;
   // Kernels re-timed by the confirmation, kept so each round does not compile again.
   std::map<Configuration, Passes> retimed;
@@ -287,9 +289,16 @@ Measurement Evaluator::State::run(const Configuration& configuration, bool captu
   std::string detail;
   try {
     const alloy::detail::HandledErrorScope handled;
+    // On a quiet device a check run and one timed run, both far slower
+    // than the best, are a verdict: slow configurations are most of a
+    // search's time.
+    const bool hopeless_at_first = best_seconds && first_seconds > options.hopeless_factor * *best_seconds;
+    const bool quiet = noise && *noise < options.quiet_spread;
     while (seconds.size() < options.max_repetitions) {
-      const std::size_t batch = std::min<std::size_t>(options.min_repetitions,
-                                                      options.max_repetitions - seconds.size());
+      const std::size_t batch =
+          seconds.empty() && quiet && hopeless_at_first
+              ? 1
+              : std::min<std::size_t>(options.min_repetitions, options.max_repetitions - seconds.size());
       for (double run_seconds : time_runs(passes, batch)) {
         seconds.push_back(run_seconds);
         total += run_seconds;
@@ -299,7 +308,9 @@ Measurement Evaluator::State::run(const Configuration& configuration, bool captu
       // not change the ranking, and slow runs are most of a search's cost.
       const double fastest = *std::min_element(seconds.begin(), seconds.end());
       if (best_seconds && fastest > options.hopeless_factor * *best_seconds) {
-        detail = "timed " + std::to_string(seconds.size()) + " times: every run far slower than the best so far";
+        detail = seconds.size() == 1 ? "checked and timed once on a quiet device: both runs far slower than the best so far"
+                                     : "timed " + std::to_string(seconds.size()) +
+                                           " times: every run far slower than the best so far";
         break;
       }
       if (relative_spread(seconds) <= options.target_spread || total >= options.max_seconds) break;
@@ -308,6 +319,9 @@ Measurement Evaluator::State::run(const Configuration& configuration, bool captu
   } catch (const Error& error) {
     queue = device.create_queue();
     return failed(configuration, Outcome::launch_refused, first_lines(error.what()));
+  }
+  if (configuration == target.kernel.default_configuration() && seconds.size() >= options.min_repetitions) {
+    noise = relative_spread(seconds);
   }
   const TimeSummary summary = summarize(seconds);
   Measurement measurement;

@@ -160,6 +160,30 @@ TEST_CASE("Autotune.Evaluator.integer_results_off_by_one_are_wrong") {
   });
 }
 
+TEST_CASE("Autotune.Evaluator.one_timed_run_is_a_verdict_only_on_a_quiet_device") {
+  for_each_device([](Device& device) {
+    const autotune::TuningTarget target = spin_target(device);
+    // WORK = 4 (the default, timed first: it sets the device's noise) takes
+    // four times WORK = 1's time; every check run is slower still.
+    auto slow_runs = [&](double quiet_spread) {
+      autotune::MeasureOptions options;
+      options.quiet_spread = quiet_spread;
+      autotune::Evaluator evaluator(runtime(), device, target, Extent(1024), options);
+      REQUIRE(evaluator.measure({4}).outcome == Outcome::ok);
+      const autotune::Measurement fast = evaluator.measure({1});
+      REQUIRE(fast.outcome == Outcome::ok);
+      const autotune::Measurement slow = evaluator.measure({4}, fast.seconds);
+      INFO(slow.repetitions << " runs: " << slow.detail);
+      CHECK(slow.outcome == Outcome::ok);
+      return slow.repetitions;
+    };
+    // Any spread counts as quiet: the check run and one timed run decide.
+    CHECK(slow_runs(1e9) == 1);
+    // No spread does: a whole batch must be slow.
+    CHECK(slow_runs(0) == autotune::MeasureOptions{}.min_repetitions);
+  });
+}
+
 TEST_CASE("Autotune.Evaluator.one_slow_run_does_not_discard_a_configuration") {
   for_each_device([](Device& device) {
     const autotune::TuningTarget target = spin_target(device);

@@ -30,6 +30,12 @@ struct MeasureOptions {
   /// slow runs are most of a search's cost; but one slow run, which a shared
   /// device gives any configuration now and then, is no verdict.
   double hopeless_factor = 2.0;
+  /// A device is quiet when the default configuration's timed runs spread
+  /// less than this. There, a configuration whose check run and first
+  /// timed run are both hopeless_factor times slower than the best is not
+  /// timed further; on a noisier device, or before the default has been
+  /// timed, a whole batch must be.
+  double quiet_spread = 0.05;
 };
 
 /// Runs a TuningTarget for one problem on one device. Each measure(): the
