@@ -3,15 +3,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
-#include <condition_variable>
-#include <thread>
-#include <limits>
 #include <map>
-#include <random>
 #include <sstream>
+#include <thread>
 
-#include "alloy/autotune/input_generation.hpp"
 #include "alloy/autotune/statistics.hpp"
 #include "alloy/autotune/verification.hpp"
 #include "alloy/error.hpp"

@@ -46,7 +46,10 @@ struct MeasureOptions {
 /// small or a cap is hit; the median is the time, with its confidence
 /// interval. Outputs compare per their OutputCheck. The reference is the
 /// target's host function, else the outputs of the kernel's default
-/// configuration, computed on the first measure().
+/// configuration, computed on the first measure(). A run is the tuned kernel
+/// and then the harness's passes; its time is theirs together. Buffers with
+/// a layout are written in the configuration's order, and their outputs put
+/// back in canonical order before they are compared.
 ///
 /// compile_ahead() hands compiles to oneTBB workers; measure() of that
 /// configuration then waits for its compile only. Used by one thread.
