@@ -179,8 +179,8 @@ TEST_CASE("Autotune.Evaluator.one_timed_run_is_a_verdict_only_on_a_quiet_device"
     };
     // Any spread counts as quiet: the check run and one timed run decide.
     CHECK(slow_runs(1e9) == 1);
-    // No spread does: a whole batch must be slow.
-    CHECK(slow_runs(0) == autotune::MeasureOptions{}.min_repetitions);
+    // No spread does: at least a whole batch is timed.
+    CHECK(slow_runs(0) >= autotune::MeasureOptions{}.min_repetitions);
   });
 }
 
