@@ -47,8 +47,9 @@ nlohmann::json sgemm_versus_clblast(Runtime& runtime, Device& device, const std:
 
 /// CLBlast's SGEMM, C = A×B for n×n matrices, on the OpenCL device called
 /// `device_name`: median host seconds per size with CLBlast's shipped
-/// parameters, then with those its tuner finds (TuneXgemm on `fraction` of
-/// its space at 1024, kept in `parameters_file` for later runs). Empty maps,
+/// parameters, then with those its tuner finds (TuneXgemm on 1/`fraction` of
+/// its space at 1024, kept in `parameters_file` for later runs; a file that
+/// clblast_tuner_xgemm wrote is read too). Empty maps,
 /// with `why`, when CLBlast or the device is missing.
 struct ClblastSgemm {
   std::map<std::size_t, double> shipped_seconds;
