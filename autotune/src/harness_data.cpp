@@ -1,6 +1,7 @@
 // A harness's buffers on one device, laid out per configuration.
 #include "harness_data.hpp"
 
+#include <algorithm>
 #include <limits>
 
 #include "alloy/autotune/input_generation.hpp"
@@ -155,17 +156,16 @@ void HarnessData::lay_out(Queue& queue, const Configuration& configuration) {
 }
 
 std::vector<bool> HarnessData::place_all(Queue& queue, const Configuration& configuration) {
-  std::vector<bool> moved(buffers_.size(), false);
-  bool any = false;
+  std::vector<ElementOrder> orders;
+  std::vector<bool> moved;
   for (std::size_t i = 0; i < buffers_.size(); ++i) {
-    const ElementOrder order = order_for(i, configuration);
-    moved[i] = placed_[i].order.kind != order.kind || placed_[i].order.block != order.block;
-    any = any || moved[i];
+    orders.push_back(order_for(i, configuration));
+    moved.push_back(orders.back() != placed_[i].order);
   }
   // Writes still queued read the contents about to be replaced.
-  if (any) queue.finish();
+  if (std::find(moved.begin(), moved.end(), true) != moved.end()) queue.finish();
   for (std::size_t i = 0; i < buffers_.size(); ++i) {
-    if (moved[i]) place(i, order_for(i, configuration));
+    if (moved[i]) place(i, orders[i]);
   }
   return moved;
 }

@@ -30,6 +30,7 @@ struct ElementOrder {
   /// "rows", "columns" or "blocks:8"; nothing for anything else.
   static std::optional<ElementOrder> parse(const std::string& text);
   std::string to_string() const;
+  bool operator==(const ElementOrder&) const = default;
 };
 
 /// A layout parameter's effect on one buffer: the order each of its values
