@@ -16,3 +16,14 @@ run_step(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE} -B ${WORK_DIR}/consumer -G ${GEN
          -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
 run_step(${CMAKE_COMMAND} --build ${WORK_DIR}/consumer)
 run_step(${WORK_DIR}/consumer/alloy_consumer)
+
+# The consumer's own autotune tunes its kernel; the consumer then runs it
+# with the configuration of the profile that was written.
+set(profiles ${WORK_DIR}/profiles)
+run_step(${WORK_DIR}/consumer/consumer_autotune -k consumer.add_one --budget-evaluations 4
+         --profile-dir ${profiles} --log ${WORK_DIR}/tuning-log.jsonl)
+file(GLOB profile_files ${profiles}/*.json)
+if(NOT profile_files)
+  message(FATAL_ERROR "consumer_autotune wrote no profile in ${profiles}")
+endif()
+run_step(${CMAKE_COMMAND} -E env ALLOY_PROFILE_DIR=${profiles} ${WORK_DIR}/consumer/alloy_consumer --tuned)
