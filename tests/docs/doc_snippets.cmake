@@ -17,7 +17,10 @@
 # has `<!-- snippet: compile only (why) -->` right above it.
 #
 # A ```c block is a kernel in alloy's dialect; the tests compile it on every
-# device.
+# device. A ```json block must parse, and one with "kernels" must load as a
+# tuning manifest, unless it is marked `<!-- snippet: fragment -->`. A block
+# marked `<!-- snippet: file NAME -->` is also written as NAME beside the
+# page's JSON blocks, for a manifest to name.
 #
 # Only string operations are used on the text: CMake lists would split C++ at
 # its semicolons.
@@ -55,10 +58,21 @@ function(_alloy_snippet_context text fence out)
   set(${out} "${lines}" PARENT_SCOPE)
 endfunction()
 
+# The words of a one-line `<!-- snippet: ... -->` comment that ends right
+# before `fence`, or "".
+function(_alloy_snippet_marker text fence out)
+  set(${out} "" PARENT_SCOPE)
+  string(SUBSTRING "${text}" 0 ${fence} before)
+  if(before MATCHES "<!-- snippet: ([^\n]*) -->\n$")
+    set(${out} "${CMAKE_MATCH_1}" PARENT_SCOPE)
+  endif()
+endfunction()
+
 # alloy_extract_snippets(<markdown> <folder> <prefix>): writes each block of
-# <markdown> under <folder> as <prefix>_<n>.{cpp,cl} and sets, in the
+# <markdown> under <folder> as <prefix>_<n>.{cpp,cl,json} and sets, in the
 # caller's scope, <prefix>_PROGRAMS (to run), <prefix>_COMPILE_ONLY (programs
-# not to run), <prefix>_FRAGMENTS and <prefix>_KERNELS to the files written.
+# not to run), <prefix>_FRAGMENTS, <prefix>_KERNELS and <prefix>_JSON to the
+# files written.
 function(alloy_extract_snippets markdown folder prefix)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${markdown}")
   file(READ "${markdown}" text)
@@ -67,11 +81,14 @@ function(alloy_extract_snippets markdown folder prefix)
   set(compile_only "")
   set(fragments "")
   set(kernels "")
+  set(json "")
+  set(files_folder "${folder}/${prefix}_files")
+  file(MAKE_DIRECTORY "${files_folder}")
   set(index 0)
   set(offset 0)
   while(TRUE)
     string(SUBSTRING "${text}" ${offset} -1 rest)
-    string(REGEX MATCH "(^|\n) *```(cpp|c)\n" opening "${rest}")
+    string(REGEX MATCH "(^|\n) *```(cpp|c|json)\n" opening "${rest}")
     if(NOT opening)
       break()
     endif()
@@ -94,6 +111,21 @@ function(alloy_extract_snippets markdown folder prefix)
     math(EXPR index "${index} + 1")
 
     set(origin "// Extracted from ${markdown}, block ${index}, by tests/docs/doc_snippets.cmake.\n")
+    _alloy_snippet_marker("${text}" ${fence} marker)
+    if(marker AND NOT marker MATCHES "^(file .+|fragment|compile only.*)$")
+      message(FATAL_ERROR "${markdown}: block ${index}: unknown marker `snippet: ${marker}`")
+    endif()
+    if(marker MATCHES "^file (.+)$")
+      _alloy_write_if_changed("${files_folder}/${CMAKE_MATCH_1}" "${body}")
+    endif()
+    if(language STREQUAL "json")
+      if(NOT marker STREQUAL "fragment")
+        set(path "${files_folder}/${prefix}_${index}.json")
+        _alloy_write_if_changed("${path}" "${body}")
+        list(APPEND json "${path}")
+      endif()
+      continue()
+    endif()
     if(language STREQUAL "c")
       set(path "${folder}/${prefix}_${index}.cl")
       _alloy_write_if_changed("${path}" "${body}")
@@ -104,8 +136,7 @@ function(alloy_extract_snippets markdown folder prefix)
     _alloy_snippet_context("${text}" ${fence} context)
     if(body MATCHES "(^|\n)int main\\(")
       _alloy_write_if_changed("${path}" "${origin}${context}${body}")
-      string(SUBSTRING "${text}" 0 ${fence} before)
-      if(before MATCHES "<!-- snippet: compile only[^\n]*-->\n$")
+      if(marker MATCHES "^compile only")
         list(APPEND compile_only "${path}")
       else()
         list(APPEND programs "${path}")
@@ -123,4 +154,5 @@ function(alloy_extract_snippets markdown folder prefix)
   set(${prefix}_COMPILE_ONLY "${compile_only}" PARENT_SCOPE)
   set(${prefix}_FRAGMENTS "${fragments}" PARENT_SCOPE)
   set(${prefix}_KERNELS "${kernels}" PARENT_SCOPE)
+  set(${prefix}_JSON "${json}" PARENT_SCOPE)
 endfunction()
