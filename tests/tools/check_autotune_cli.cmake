@@ -32,3 +32,29 @@ expect_status(3 --kernel alloy.gemm --size 4096)
 if(NOT last_output MATCHES "nothing to tune")
   message(FATAL_ERROR "an empty selection is not explained:\n${last_output}")
 endif()
+
+# Numeric options: a negative value for an unsigned option, a fraction for a
+# whole number, or a value out of range is refused, naming the option and
+# the limit in a few digits (not DBL_MAX's 309).
+foreach(case "--budget-evaluations;-1;a whole number of at least 0"
+             "--budget-stall;-1;a whole number of at least 0"
+             "--seed;-1;a whole number of at least 0"
+             "--seed;18446744073709551616;a whole number of at least 0"
+             "--budget-evaluations;1.5;a whole number of at least 0"
+             "--max-repetitions;2;a whole number from 3 to 1000"
+             "--timeout;-1;more than 0"
+             "--timeout;0;more than 0"
+             "--budget-seconds;-1;at least 0"
+             "--budget-fraction;1.5;a number from 0 to 1")
+  list(GET case 0 option)
+  list(GET case 1 value)
+  list(GET case 2 limit)
+  expect_status(2 --kernel alloy.triad ${option} ${value})
+  if(NOT last_output MATCHES "${option}: must be ${limit}, not ${value}")
+    message(FATAL_ERROR "autotune ${option} ${value}: the refusal does not name the option and "
+                        "its limit:\n${last_output}")
+  endif()
+  if(last_output MATCHES "[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]")
+    message(FATAL_ERROR "autotune ${option} ${value}: a limit printed in full:\n${last_output}")
+  endif()
+endforeach()

@@ -7,6 +7,7 @@
 
 #include "alloy/error.hpp"
 #include "exit_status.hpp"
+#include "number_checks.hpp"
 
 namespace alloy::autotune::command {
 
@@ -61,24 +62,28 @@ ParsedCommand parse_command_line(int argc, char** argv) {
   app.add_option("--strategy", options.tune.strategy, "search strategy")
       ->check(CLI::IsMember(strategy_names()))
       ->capture_default_str();
-  app.add_option("--seed", options.tune.seed, "seed for the strategy")->capture_default_str();
+  app.add_option("--seed", options.tune.seed, "seed for the strategy")
+      ->capture_default_str()
+      ->check(whole_number());
   app.add_option("--budget-seconds", budget_seconds, "wall time per kernel and size (0: no limit)")
-      ->default_val(60)->check(CLI::NonNegativeNumber);
+      ->default_val(60)->check(at_least(0));
   app.add_option("--budget-evaluations", budget_evaluations,
-                 "configurations measured per kernel and size (0: no limit)")->default_val(0);
+                 "configurations measured per kernel and size (0: no limit)")
+      ->default_val(0)->check(whole_number());
   app.add_option("--budget-fraction", budget_fraction,
                  "share of each space to measure at most, 0..1 (0: no limit)")
-      ->default_val(0.0)->check(CLI::Range(0.0, 1.0));
+      ->default_val(0.0)->check(between(0, 1));
   app.add_option("--budget-stall", budget_stall,
-                 "stop after this many measurements without a better one (0: never)")->default_val(40);
+                 "stop after this many measurements without a better one (0: never)")
+      ->default_val(40)->check(whole_number());
   app.add_option("--max-repetitions", options.tune.measure.max_repetitions,
                  "timed runs per configuration at most")
       ->capture_default_str()
-      ->check(CLI::Range(3u, 1000u));
+      ->check(whole_number(3, 1000));
   app.add_option("--timeout", options.tune.measure.timeout_seconds,
                  "seconds one run may take before it counts as a timeout")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(at_least(0, true));
   app.add_flag("--serial-compile", serial_compile,
                "compile each configuration just before measuring it, not ahead in parallel");
   app.add_flag("--json", options.json, "print the results as JSON on stdout");
