@@ -38,7 +38,7 @@ std::string LogKey::text() const {
          std::to_string(problem.dimensions);
 }
 
-ResultsLog::ResultsLog(std::filesystem::path file) : file_(std::move(file)) {
+ResultsLog::ResultsLog(std::filesystem::path file, Writes writes) : file_(std::move(file)) {
   if (file_.empty()) return;
   {
     std::ifstream in(file_);
@@ -80,6 +80,7 @@ ResultsLog::ResultsLog(std::filesystem::path file) : file_(std::move(file)) {
     log_warning("results log " + file_.string() + ": skipped " + std::to_string(skipped_lines_) +
                 " unreadable line(s); those configurations are measured again");
   }
+  if (writes == Writes::none) return;
   if (file_.has_parent_path()) {
     std::error_code error;
     std::filesystem::create_directories(file_.parent_path(), error);

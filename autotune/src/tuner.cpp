@@ -113,6 +113,7 @@ TuningResult tune(Runtime& runtime, Device& device, const TuningTarget& target, 
     if (measurement.outcome == Outcome::ok) ok_measurements.push_back(measurement);
     ++result.evaluations;
     ++result.outcomes[measurement.outcome];
+    if (measurement.outcome != Outcome::ok) result.first_failures.emplace(measurement.outcome, measurement.detail);
     if (measurement.resumed) ++result.resumed;
     if (point) strategy->observe(*point, measurement.time());
     tracker.record(measurement.time());

@@ -232,7 +232,9 @@ std::optional<std::string> check_configuration(const TunableKernel& kernel,
   }
   for (const TuningConstraint& constraint : kernel.constraints) {
     if (!holds(kernel, constraint, configuration, problem)) {
-      return "breaks " + describe_constraint(constraint);
+      return "breaks " + describe_constraint(constraint) + " (here " +
+             std::to_string(evaluate(kernel, constraint.left, configuration, problem)) + " and " +
+             std::to_string(evaluate(kernel, constraint.right, configuration, problem)) + ")";
     }
   }
   const bool driver_chooses = leaves_local_size_to_driver(kernel, configuration, problem);

@@ -12,6 +12,8 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <optional>
 #include <random>
 #include <set>
 #include <thread>
@@ -231,41 +233,72 @@ TEST_CASE("Autotune.Tuner.starting_points_follow_the_default") {
 }
 
 #ifdef AUTOTUNE_EXECUTABLE
-TEST_CASE("Autotune.Command.resumes_after_kill_9") {
+/// Starts the `autotune` binary with `arguments`, its stdout and stderr
+/// going to the files named.
+pid_t spawn_autotune(std::vector<std::string> arguments, const std::filesystem::path& output,
+                     const std::filesystem::path& errors) {
+  arguments.insert(arguments.begin(), AUTOTUNE_EXECUTABLE);
+  std::vector<char*> argv;
+  for (std::string& argument : arguments) argv.push_back(argument.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, errors.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  REQUIRE(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) == 0);
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
+
+std::string read_text(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+/// What a finished `autotune` run said and how it ended.
+struct CommandRun {
+  int status = -1;
+  std::string output;
+  std::string errors;
+};
+
+CommandRun run_autotune(const std::vector<std::string>& arguments, const std::filesystem::path& folder) {
+  const pid_t pid = spawn_autotune(arguments, folder / "stdout.txt", folder / "stderr.txt");
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  return {WEXITSTATUS(status), read_text(folder / "stdout.txt"), read_text(folder / "stderr.txt")};
+}
+
+/// The first selected device's index in the runtime's list, as --device
+/// takes it (a backend name could select several devices); nothing, after
+/// a skip, when the command cannot be aimed at one.
+std::optional<std::string> command_device() {
   if (selected_backend().empty()) {
     skip("needs --alloy-backend to pick the device for the command");
-    return;
+    return std::nullopt;
   }
   if (selected_devices().empty()) {
     skip("no " + selected_backend() + " device");
-    return;
+    return std::nullopt;
   }
-  // The first selected device, by its index in the runtime's list, as
-  // --device takes it: a backend name could select several devices.
   const auto& all = runtime().devices();
-  const std::string device_index =
-      std::to_string(std::find(all.begin(), all.end(), selected_devices()[0]) - all.begin());
+  return std::to_string(std::find(all.begin(), all.end(), selected_devices()[0]) - all.begin());
+}
+
+TEST_CASE("Autotune.Command.resumes_after_kill_9") {
+  const std::optional<std::string> device_index = command_device();
+  if (!device_index) return;
   TemporaryFolder folder;
   const std::string log = (folder.path / "log.jsonl").string();
   const std::string profiles = (folder.path / "profiles").string();
   auto spawn = [&]() {
-    std::vector<std::string> arguments = {
-        AUTOTUNE_EXECUTABLE, "--kernel", "alloy.triad", "--size", "1048576", "--device",
-        device_index, "--strategy", "random", "--budget-evaluations", "24",
-        "--budget-seconds", "0", "--budget-fraction", "0", "--budget-stall", "0",
-        "--serial-compile", "--log", log, "--profile-dir", profiles, "--json"};
-    std::vector<char*> argv;
-    for (std::string& argument : arguments) argv.push_back(argument.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    const std::string output = (folder.path / "stdout.json").string();
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, output.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid = 0;
-    REQUIRE(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) == 0);
-    posix_spawn_file_actions_destroy(&actions);
-    return pid;
+    return spawn_autotune({"--kernel", "alloy.triad", "--size", "1048576", "--device", *device_index,
+                           "--strategy", "random", "--budget-evaluations", "24", "--budget-seconds", "0",
+                           "--budget-fraction", "0", "--budget-stall", "0", "--serial-compile", "--log",
+                           log, "--profile-dir", profiles, "--json"},
+                          folder.path / "stdout.json", folder.path / "stderr.txt");
   };
 
   // First run: killed with SIGKILL once a few measurements are logged.
@@ -300,6 +333,56 @@ TEST_CASE("Autotune.Command.resumes_after_kill_9") {
   for (const nlohmann::json& line : lines) configurations.insert(line["configuration"].dump());
   CHECK(configurations.size() == 24);  // nothing measured twice
   CHECK(std::filesystem::exists(profiles));
+}
+
+TEST_CASE("Autotune.Command.dry_run_writes_nothing") {
+  const std::optional<std::string> device_index = command_device();
+  if (!device_index) return;
+  TemporaryFolder folder;
+  const std::filesystem::path log = folder.path / "log.jsonl";
+  const std::filesystem::path profiles = folder.path / "profiles";
+  auto arguments = [&](const std::string& evaluations, bool dry) {
+    std::vector<std::string> list = {"--kernel", "alloy.triad", "--size", "65536", "--device", *device_index,
+                                     "--strategy", "random", "--budget-evaluations", evaluations,
+                                     "--log", log.string(), "--profile-dir", profiles.string(), "--json"};
+    if (dry) list.push_back("--dry-run");
+    return list;
+  };
+  // Nothing there: a dry run creates neither the log nor the profile folder.
+  CommandRun run = run_autotune(arguments("3", true), folder.path);
+  INFO(run.errors);
+  CHECK(run.status == 0);
+  CHECK(nlohmann::json::parse(run.output)["results"][0]["evaluations"] == 3);
+  CHECK(!std::filesystem::exists(log));
+  CHECK(!std::filesystem::exists(profiles));
+  // A log from a real run: a dry run resumes from it and leaves it as it was.
+  REQUIRE(run_autotune(arguments("3", false), folder.path).status == 0);
+  const std::string logged = read_text(log);
+  REQUIRE(std::filesystem::exists(profiles));
+  std::filesystem::remove_all(profiles);
+  run = run_autotune(arguments("5", true), folder.path);
+  CHECK(run.status == 0);
+  const nlohmann::json result = nlohmann::json::parse(run.output)["results"][0];
+  CHECK(result["evaluations"] == 5);
+  CHECK(result["resumed"] == 3);
+  CHECK(read_text(log) == logged);
+  CHECK(!std::filesystem::exists(profiles));
+}
+
+TEST_CASE("Autotune.Command.says_why_nothing_was_found") {
+  const std::optional<std::string> device_index = command_device();
+  if (!device_index) return;
+  TemporaryFolder folder;
+  // gemm has no bounds checks: its tiles must divide the matrices, and no
+  // tile size divides 100.
+  const CommandRun run = run_autotune({"--kernel", "alloy.gemm", "--size", "100x100x100", "--device",
+                                       *device_index, "--log", (folder.path / "log.jsonl").string(),
+                                       "--profile-dir", (folder.path / "profiles").string()},
+                                      folder.path);
+  INFO(run.output, run.errors);
+  CHECK(run.status == 1);
+  CHECK(run.output.find("no configuration fits 100x100x100 on this device") != std::string::npos);
+  CHECK(run.output.find("invalid: breaks MWG divides problem[0] (here 16 and 100)") != std::string::npos);
 }
 #endif
 

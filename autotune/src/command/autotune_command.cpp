@@ -133,7 +133,9 @@ int run(const CommandOptions& options) {
                  "--profile-dir\n";
     return exit_usage;
   }
-  ResultsLog log(options.log_file.empty() ? profile_dir / "tuning-log.jsonl" : options.log_file);
+  // A dry run resumes from the log like any run, but leaves it as it was.
+  ResultsLog log(options.log_file.empty() ? profile_dir / "tuning-log.jsonl" : options.log_file,
+                 options.dry_run ? ResultsLog::Writes::none : ResultsLog::Writes::append);
 
   TuneOptions tune_options = options.tune;
   tune_options.stop = &interrupted;

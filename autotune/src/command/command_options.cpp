@@ -88,7 +88,9 @@ ParsedCommand parse_command_line(int argc, char** argv) {
                "compile each configuration just before measuring it, not ahead in parallel");
   app.add_flag("--json", options.json, "print the results as JSON on stdout");
   app.add_flag("--list", options.list, "list the kernels that can be tuned, then exit");
-  app.add_flag("--dry-run", options.dry_run, "tune but write no profile");
+  app.add_flag("--dry-run", options.dry_run,
+               "tune and report, but write nothing: no profile, no results log (an existing log "
+               "is still read, and resumed from)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

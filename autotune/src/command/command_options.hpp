@@ -21,7 +21,7 @@ struct CommandOptions {
   TuneOptions tune;
   bool json = false;
   bool list = false;
-  bool dry_run = false;                    ///< do not write profiles
+  bool dry_run = false;                    ///< write no profile and no log line
 };
 
 /// Parsed command line, or the exit status to return at once (--help,

@@ -43,6 +43,24 @@ std::string confirmed(const TuningResult& result) {
   return text;
 }
 
+// Lines saying why a task found no configuration that runs correctly: the
+// first failure of each kind, as the results log has it.
+std::string why_nothing_was_found(const TuningResult& result) {
+  if (result.best) return {};
+  std::string text;
+  if (result.space_size == 0) {
+    text += "    no configuration fits " + result.problem.to_string() + " on this device";
+    text += result.first_failures.empty() ? "\n" : "; the default:\n";
+  }
+  for (const auto& [outcome, detail] : result.first_failures) {
+    // A compile error's detail is the compiler's log: its first line here.
+    const std::string first_line = detail.substr(0, detail.find('\n'));
+    text += "    " + std::string(to_string(outcome)) + ": " +
+            (first_line.empty() ? "(no detail)" : first_line) + '\n';
+  }
+  return text;
+}
+
 }  // namespace
 
 std::string format_table(const std::vector<ReportRow>& rows) {
@@ -77,6 +95,7 @@ std::string format_table(const std::vector<ReportRow>& rows) {
     table += format_line(cells[i]);
     if (!rows[i].error.empty()) table += "    error: " + rows[i].error + '\n';
     else if (!rows[i].configuration.empty()) table += "    best: " + rows[i].configuration + '\n';
+    else table += why_nothing_was_found(rows[i].result);
     if (!rows[i].result.overrun.empty()) table += "    time: " + rows[i].result.overrun + '\n';
     if (rows[i].result.noise && *rows[i].result.noise > noisy) {
       table += "    noise: the default's time moved " + percent(*rows[i].result.noise) +
@@ -94,6 +113,10 @@ std::string format_json(const std::vector<ReportRow>& rows) {
     for (const auto& [outcome, count] : r.outcomes) {
       if (outcome != Outcome::ok) failures_by_kind[std::string(to_string(outcome))] = count;
     }
+    nlohmann::json first_failures = nlohmann::json::object();
+    for (const auto& [outcome, detail] : r.first_failures) {
+      first_failures[std::string(to_string(outcome))] = detail;
+    }
     nlohmann::json problem = nlohmann::json::array();
     for (unsigned d = 0; d < r.problem.dimensions; ++d) problem.push_back(r.problem[d]);
     results.push_back({{"kernel", r.kernel},
@@ -109,6 +132,7 @@ std::string format_json(const std::vector<ReportRow>& rows) {
                        {"evaluations", r.evaluations},
                        {"resumed", r.resumed},
                        {"failures", failures_by_kind},
+                       {"first_failures", first_failures},
                        {"stopped_by", r.stopped_by},
                        {"wall_seconds", r.wall_seconds},
                        {"overrun", r.overrun},

@@ -36,10 +36,14 @@ struct LogKey {
 /// problems share the file. Thread-safe.
 class ResultsLog {
  public:
-  /// Reads what `file` holds already, then appends to it. An empty path
-  /// keeps results in memory only. Throws Error when the file cannot be
-  /// opened for appending.
-  explicit ResultsLog(std::filesystem::path file);
+  /// Whether new measurements go to the file or stay in memory (a dry run).
+  enum class Writes { append, none };
+
+  /// Reads what `file` holds already, then appends to it (with
+  /// Writes::none, neither creates nor changes it). An empty path keeps
+  /// results in memory only. Throws Error when the file cannot be opened for
+  /// appending.
+  explicit ResultsLog(std::filesystem::path file, Writes writes = Writes::append);
 
   /// The search's measurements logged for `key` (confirmation rounds are
   /// left out), in the order they were made, with

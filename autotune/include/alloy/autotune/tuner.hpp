@@ -78,6 +78,9 @@ struct TuningResult {
   std::size_t evaluations = 0;  ///< including resumed
   std::size_t resumed = 0;      ///< read from the results log
   std::map<Outcome, std::size_t> outcomes;
+  /// What the first failure of each kind said (its log detail): why, for a
+  /// task that found nothing.
+  std::map<Outcome, std::string> first_failures;
   std::string stopped_by;  ///< the budget limit reached, "strategy done" or "interrupted"
   double wall_seconds = 0;  ///< everything: reference, search, compiles and confirmation
   /// Why wall_seconds is more than 10 % over a wall-time budget; empty when it is not.
