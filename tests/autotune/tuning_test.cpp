@@ -236,17 +236,21 @@ TEST_CASE("Autotune.Tuner.starting_points_follow_the_default") {
 /// Starts the `autotune` binary with `arguments`, its stdout and stderr
 /// going to the files named.
 pid_t spawn_autotune(std::vector<std::string> arguments, const std::filesystem::path& output,
-                     const std::filesystem::path& errors) {
+                     const std::filesystem::path& errors, std::vector<std::string> environment = {}) {
   arguments.insert(arguments.begin(), AUTOTUNE_EXECUTABLE);
   std::vector<char*> argv;
   for (std::string& argument : arguments) argv.push_back(argument.data());
   argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (std::string& variable : environment) envp.push_back(variable.data());  // first: they win
+  for (char** variable = environ; *variable != nullptr; ++variable) envp.push_back(*variable);
+  envp.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, errors.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = 0;
-  REQUIRE(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) == 0);
+  REQUIRE(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data()) == 0);
   posix_spawn_file_actions_destroy(&actions);
   return pid;
 }
@@ -263,8 +267,9 @@ struct CommandRun {
   std::string errors;
 };
 
-CommandRun run_autotune(const std::vector<std::string>& arguments, const std::filesystem::path& folder) {
-  const pid_t pid = spawn_autotune(arguments, folder / "stdout.txt", folder / "stderr.txt");
+CommandRun run_autotune(const std::vector<std::string>& arguments, const std::filesystem::path& folder,
+                        const std::vector<std::string>& environment = {}) {
+  const pid_t pid = spawn_autotune(arguments, folder / "stdout.txt", folder / "stderr.txt", environment);
   int status = 0;
   ::waitpid(pid, &status, 0);
   REQUIRE(WIFEXITED(status));
@@ -367,6 +372,51 @@ TEST_CASE("Autotune.Command.dry_run_writes_nothing") {
   CHECK(result["resumed"] == 3);
   CHECK(read_text(log) == logged);
   CHECK(!std::filesystem::exists(profiles));
+}
+
+TEST_CASE("Autotune.Command.compiler_output_goes_to_a_file_not_the_terminal") {
+  const std::optional<std::string> device_index = command_device();
+  if (!device_index) return;
+  TemporaryFolder folder;
+  // A kernel every configuration of which compiles with a warning.
+  std::ofstream(folder.path / "warns.cl") << "#ifndef WGS\n#define WGS 64\n#endif\n"
+                                             "KERNEL void warns(const int n, GLOBAL float* data) {\n"
+                                             "  const int i = (int)get_global_id(0);\n"
+                                             "  int truncated = 1.5f;\n"
+                                             "  if (i < n) data[i] += 1.0f;\n"
+                                             "}\n";
+  std::ofstream(folder.path / "warns.json") << R"({"kernels": [{
+    "name": "test.warns", "source_file": "warns.cl", "kernel": "warns",
+    "parameters": [{"name": "WGS", "values": [16, 32, 64], "default": 64}],
+    "launch": [{"problem_dimension": 0, "local": "WGS"}],
+    "harness": {"buffers": [{"name": "data", "elements": "$0", "output": true}],
+                "arguments": [{"problem_dimension": 0}, {"buffer": 0}]},
+    "problems": [[4096]]}]})";
+  const std::filesystem::path log = folder.path / "log.jsonl";
+  // PoCL's compiler runs (and prints) only for kernels not in its cache.
+  const CommandRun run = run_autotune({"--manifest", (folder.path / "warns.json").string(), "--kernel",
+                                       "test.warns", "--device", *device_index, "--log", log.string(),
+                                       "--profile-dir", (folder.path / "profiles").string()},
+                                      folder.path, {"POCL_CACHE_DIR=" + (folder.path / "pocl").string()});
+  INFO(run.output, run.errors);
+  CHECK(run.status == 0);
+  CHECK(run.errors.find("generated") == std::string::npos);
+  const std::filesystem::path captured = folder.path / "log.compiler-output.txt";
+  const Device& device = *selected_devices()[0];
+  // PoCL's CPU devices ("pthread-<cpu>") print "1 warning generated." per
+  // build; other drivers keep their warnings in the build log.
+  if (device.info().backend == "opencl" && device.info().name.rfind("pthread", 0) == 0) {
+    REQUIRE(std::filesystem::exists(captured));
+  }
+  if (std::filesystem::exists(captured)) {
+    const std::string text = read_text(captured);
+    CHECK(text.rfind("== test.warns 4096 on ", 0) == 0);
+    CHECK(text.find("warning") != std::string::npos);
+    CHECK(run.errors.find("they are in " + captured.string()) != std::string::npos);
+  } else {
+    MESSAGE("this device's compiler printed nothing to stderr");
+    CHECK(run.errors.find("the compiler printed") == std::string::npos);
+  }
 }
 
 TEST_CASE("Autotune.Command.says_why_nothing_was_found") {

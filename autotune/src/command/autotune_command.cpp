@@ -11,6 +11,7 @@
 #include "command_options.hpp"
 #include "exit_status.hpp"
 #include "progress_display.hpp"
+#include "stderr_capture.hpp"
 #include "report.hpp"
 
 namespace alloy::autotune {
@@ -137,18 +138,24 @@ int run(const CommandOptions& options) {
   ResultsLog log(options.log_file.empty() ? profile_dir / "tuning-log.jsonl" : options.log_file,
                  options.dry_run ? ResultsLog::Writes::none : ResultsLog::Writes::append);
 
+  // The compiler's own lines go beside the log, not over the progress line;
+  // a dry run keeps no file.
+  StderrCapture compiler_output(options.dry_run ? std::filesystem::path()
+                                                : std::filesystem::path(log.file()).replace_extension(
+                                                      ".compiler-output.txt"));
   TuneOptions tune_options = options.tune;
   tune_options.stop = &interrupted;
-  ProgressDisplay progress;
+  ProgressDisplay progress(compiler_output.terminal());
   tune_options.on_progress = [&](const TuningProgress& update) { progress.update(update); };
   std::signal(SIGINT, on_interrupt);
 
   std::vector<ReportRow> rows;
   for (std::size_t i = 0; i < tasks.size() && !interrupted.load(); ++i) {
     const Task& task = tasks[i];
-    progress.begin("[" + std::to_string(i + 1) + "/" + std::to_string(tasks.size()) + "] " +
-                   task.target->kernel.name + " " + task.problem.to_string() + " on " +
-                   task.device->label());
+    const std::string title = task.target->kernel.name + " " + task.problem.to_string() + " on " +
+                              task.device->label();
+    progress.begin("[" + std::to_string(i + 1) + "/" + std::to_string(tasks.size()) + "] " + title);
+    compiler_output.begin_section(title);
     ReportRow row;
     row.result.kernel = task.target->kernel.name;
     row.result.problem = task.problem;
@@ -174,6 +181,13 @@ int run(const CommandOptions& options) {
     rows.push_back(std::move(row));
   }
   std::signal(SIGINT, SIG_DFL);
+  if (const std::size_t lines = compiler_output.finish(); lines > 0) {
+    std::cerr << "autotune: the compiler printed " << lines << " line(s) while tuning; "
+              << (options.dry_run              ? std::string("a dry run writes no file of them")
+                  : compiler_output.kept() ? "they are in " + compiler_output.file().string()
+                                           : "they could not be written to " + compiler_output.file().string())
+              << '\n';
+  }
 
   std::cout << (options.json ? format_json(rows) : format_table(rows));
   if (!options.json && !options.dry_run) std::cout << "profiles: " << profile_dir.string() << '\n';

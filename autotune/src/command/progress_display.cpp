@@ -28,13 +28,13 @@ std::string format_duration(double seconds) {
 
 }  // namespace
 
-ProgressDisplay::ProgressDisplay() : terminal_(::isatty(STDERR_FILENO) != 0) {}
+ProgressDisplay::ProgressDisplay(std::FILE* out) : out_(out), terminal_(::isatty(::fileno(out)) != 0) {}
 
 void ProgressDisplay::begin(const std::string& title) {
   title_ = title;
   drawn_ = false;
   last_line_ = std::chrono::steady_clock::now();
-  std::fprintf(stderr, "%s\n", title_.c_str());
+  std::fprintf(out_, "%s\n", title_.c_str());
 }
 
 void ProgressDisplay::update(const TuningProgress& progress) {
@@ -58,14 +58,14 @@ void ProgressDisplay::update(const TuningProgress& progress) {
   if (progress.budget_fraction > 0.01) {
     eta = format_duration(progress.elapsed_seconds * (1.0 - progress.budget_fraction) / progress.budget_fraction);
   }
-  std::fprintf(stderr, "%s  [%s] %zu evaluated, best %s, ETA %s%s", terminal_ ? "\r\033[K" : "",
+  std::fprintf(out_, "%s  [%s] %zu evaluated, best %s, ETA %s%s", terminal_ ? "\r\033[K" : "",
                bar.c_str(), progress.evaluations, best.c_str(), eta.c_str(), terminal_ ? "" : "\n");
-  std::fflush(stderr);
+  std::fflush(out_);
   drawn_ = true;
 }
 
 void ProgressDisplay::end() {
-  if (terminal_ && drawn_) std::fprintf(stderr, "\n");
+  if (terminal_ && drawn_) std::fprintf(out_, "\n");
 }
 
 }  // namespace alloy::autotune::command
