@@ -149,6 +149,10 @@ struct Executor::State {
   std::uint32_t append(Task task, Rank rank, TaskId label_id, std::uint32_t graph_run);
   /// True if task `id` cannot start before task `running` has finished.
   bool waits_for(std::uint32_t id, std::uint32_t running) const;
+  /// The failure that made task `id` fail, "task 3 'scale' (kernel), which
+  /// failed: ...": up its failed dependencies to the first that failed on
+  /// its own.
+  std::string failure_behind(std::uint32_t id) const;
   void make_ready(std::uint32_t id);
   void drain();
   void release(std::uint32_t id);
@@ -258,6 +262,20 @@ void Executor::State::fail(std::uint32_t id, std::exception_ptr error) {
   state.task.function = nullptr;
   if (state.runs_inline && state.task.kind == TaskKind::host) state.reported = true;
   release(id);
+}
+
+std::string Executor::State::failure_behind(std::uint32_t id) const {
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (TaskId dependency : states[id].task.dependencies) {
+      if (states[dependency.index].error) {
+        id = dependency.index;
+        moved = true;
+        break;
+      }
+    }
+  }
+  return label(id) + ", which failed: " + describe(states[id].error);
 }
 
 void Executor::State::start(std::uint32_t id) {
@@ -554,6 +572,12 @@ void Executor::synchronize(const BufferSlice& slice) {
   options.name = "synchronize";
   // Only the task holds the promise: if the task is dropped unrun, the
   // promise breaks and get() below throws instead of waiting for ever.
+  // wait() forgets finished tasks, and their indices are reused after it:
+  // the generation tells whether the marker's index still names it.
+  const std::uint64_t generation = [&] {
+    std::lock_guard lock(state_->mutex);
+    return state_->generation;
+  }();
   const TaskId marker = [&] {
     Graph one;  // gone before the wait, so that it holds no copy of the promise
     one.host({read(slice)}, [reached = std::move(reached)] { reached->set_value(); }, std::move(options));
@@ -572,6 +596,12 @@ void Executor::synchronize(const BufferSlice& slice) {
   try {
     done.get();
   } catch (const std::future_error&) {
+    std::lock_guard lock(state_->mutex);
+    if (state_->generation == generation && marker.index < state_->states.size() &&
+        state_->states[marker.index].error) {
+      throw Error("synchronize: the slice depends on " + state_->failure_behind(marker.index) +
+                  " (wait() reports it too)");
+    }
     throw Error("synchronize: a task this slice depends on failed; wait() names it");
   }
 }

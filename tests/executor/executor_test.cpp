@@ -130,7 +130,8 @@ TEST_CASE("Executor.Errors.host_exception_reported") {
   TaskOptions named;
   named.name = "thrower";
   executor.host({write(data)}, [] { throw std::runtime_error("host function broke"); }, named);
-  CHECK_THROWS_WITH_AS(executor.synchronize(data), doctest::Contains("a task this slice depends on failed"),
+  CHECK_THROWS_WITH_AS(executor.synchronize(data),
+                       doctest::Contains("depends on task 0 'thrower' (host), which failed: host function broke"),
                        Error);
   CHECK_THROWS_WITH_AS(executor.wait(), doctest::Contains("'thrower' (host) failed: host function broke"),
                        Error);

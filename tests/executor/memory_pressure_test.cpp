@@ -126,12 +126,44 @@ TEST_CASE("Executor.Memory.limit_from_the_environment") {
                     {elements, 2, 1, read(in), write(out)});
     CHECK_THROWS_WITH_AS(executor.wait(), doctest::Contains("may use 64.0 KiB"), Error);
   }
-  for (const char* bad : {"lots", "12Q", "-5", "0", "1KB"}) {
+  // Blanks, signs and overflow too: each used to read as "no cap".
+  for (const char* bad : {"lots", "12Q", "-5", "0", "1KB", " -1", " 64M", "64M ", "+5", "0x10",
+                          "99999999999999999999999", "18446744073709551616", "17179869184G"}) {
     CAPTURE(bad);
     ScopedEnvironment limit("ALLOY_DEVICE_MEMORY_LIMIT", bad);
     CHECK_THROWS_WITH_AS(Executor(runtime(), capped(0)), doctest::Contains("ALLOY_DEVICE_MEMORY_LIMIT"),
                          InvalidArgument);
   }
+}
+
+}  // namespace alloy::test
+
+namespace alloy::test {
+
+TEST_CASE("Executor.Memory.synchronize_names_why_a_task_did_not_run") {
+  if (!have_devices(1)) return;
+  ScopedEnvironment limit("ALLOY_DEVICE_MEMORY_LIMIT", "1");  // one byte: no buffer fits
+  Executor executor(runtime(), capped(0));
+  Buffer<int> data(elements);
+  add(executor, data, 3);
+  try {
+    executor.synchronize(data);
+    FAIL("synchronize returned data no task could compute");
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    INFO(message);
+    CHECK(message.find("depends on task 0 'add_to_range' (kernel), which failed") != std::string::npos);
+    CHECK(message.find("needs 64.0 KiB") != std::string::npos);
+    CHECK(message.find("may use 1 byte ") != std::string::npos);
+    CHECK(message.find("ALLOY_DEVICE_MEMORY_LIMIT") != std::string::npos);
+  }
+  // wait() reports the failure as always, once; then the executor goes on.
+  CHECK_THROWS_WITH_AS(executor.wait(), doctest::Contains("may use 1 byte "), Error);
+  CHECK_NOTHROW(executor.wait());
+  bool ran = false;
+  executor.host({write(data)}, [&] { ran = true; });
+  executor.wait();
+  CHECK(ran);
 }
 
 }  // namespace alloy::test
