@@ -75,6 +75,24 @@ std::optional<Configuration> configuration_of(const ProfileEntry& entry, const T
   return configuration;
 }
 
+// Why an entry could never be used, whatever the device and problem: it
+// names other parameters than the kernel has, a value outside a parameter's
+// list, or breaks the space's rules for its own problem. Nothing for a
+// sound entry (which may still not fit another problem or device: that is
+// the lookup's business, not a fault of the file).
+std::optional<std::string> fault_of(const ProfileEntry& entry, const TunableKernel& kernel) {
+  std::string names;
+  for (const auto& [name, value] : entry.configuration) names += (names.empty() ? "" : ", ") + name;
+  std::string wanted;
+  for (const TuningParameter& parameter : kernel.parameters) wanted += (wanted.empty() ? "" : ", ") + parameter.name;
+  const std::optional<Configuration> configuration = configuration_of(entry, kernel);
+  if (!configuration) return "it sets " + (names.empty() ? "no parameter" : names) + "; the kernel has " + wanted;
+  if (auto why = check_configuration(kernel, *configuration, entry.problem, DeviceLimits{})) {
+    return "its configuration " + *why;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 ProfileStore::ProfileStore(std::filesystem::path location) : location_(std::move(location)) {}
@@ -135,8 +153,18 @@ TunedChoice ProfileStore::lookup(const DeviceInfo& device, const TunableKernel& 
           }
           continue;
         }
+        if (const std::optional<std::string> fault = fault_of(entry, kernel)) {
+          const std::string key = loaded.file.string() + '\n' + kernel.name + '\n' +
+                                  entry.problem.to_string() + '\n' + *fault;
+          if (warned_.insert(key).second) {
+            log_warning("profile " + loaded.file.string() + ": the entry for " + kernel.name + " " +
+                        entry.problem.to_string() + " is ignored: " + *fault +
+                        "; rerun `autotune` for it");
+          }
+          continue;
+        }
         std::optional<Configuration> configuration = configuration_of(entry, kernel);
-        if (!configuration || check_configuration(kernel, *configuration, problem, limits)) continue;
+        if (check_configuration(kernel, *configuration, problem, limits)) continue;
         const double distance = log_distance(entry.problem, problem);
         if (!best || distance < best_distance) {
           best = TunedChoice{std::move(*configuration), level, entry.problem, loaded.file};

@@ -2,7 +2,9 @@
 // stale entries, and corrupt or hostile files (fuzzed).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <mutex>
 #include <random>
@@ -322,4 +324,49 @@ TEST_CASE("Autotune.Profile.fuzzed_inputs_never_crash") {
     CHECK(parsed.profile.has_value() == parsed.error.empty());
   }
   MESSAGE(accepted << " of 20000 mutated profiles still parsed");
+}
+
+TEST_CASE("Autotune.Profile.hostile_configurations_warn_once_per_entry") {
+  const TunableKernel kernel = blocked_kernel();
+  TemporaryFolder folder("hostile-entries");
+  const DeviceInfo info = device("Widget 9000", "w9");
+  DeviceProfile profile = DeviceProfile::for_device(info);
+  auto hostile = [&](Extent problem, std::map<std::string, std::int64_t> configuration) {
+    ProfileEntry bad = entry(kernel, problem, 16, 1);
+    bad.configuration = std::move(configuration);
+    profile.put(bad);
+  };
+  hostile(Extent(4096), {{"BLOCK", 48}, {"UNROLL", 1}});                          // not in the list
+  hostile(Extent(8192), {{"BLOCK", -16}, {"UNROLL", 1}});                         // negative
+  hostile(Extent(2048), {{"BLOCK", 1'000'000'000'000'000'000}, {"UNROLL", 1}});  // 10^18
+  hostile(Extent(1024), {{"BLOCK", 16}});                                         // UNROLL missing
+  hostile(Extent(512), {{"BLOCK", 16}, {"UNROLL", 1}, {"EXTRA", 3}});             // an extra one
+  hostile(Extent(1000), {{"BLOCK", 128}, {"UNROLL", 1}});  // 128 does not divide its own 1000
+  // Sound, but not for the size looked up (128 does not divide 4000): no warning.
+  profile.put(entry(kernel, Extent(16384), 128, 2));
+  const std::filesystem::path file = ProfileStore::file_for(folder.path, info);
+  alloy::write_profile(file, profile);
+
+  CapturedWarnings warnings;
+  ProfileStore store(folder.path);
+  for (int lookup = 0; lookup < 3; ++lookup) {
+    const alloy::TunedChoice choice = store.lookup(info, kernel, Extent(4000));
+    CHECK(choice.match == ProfileMatch::defaults);
+    CHECK(choice.configuration == kernel.default_configuration());
+  }
+  REQUIRE(warnings.count() == 6);
+  const std::vector<std::string> reasons = {
+      "test.blocked 4096 is ignored: its configuration BLOCK=48 is not one of its values",
+      "test.blocked 8192 is ignored: its configuration BLOCK=-16 is not one of its values",
+      "test.blocked 2048 is ignored: its configuration BLOCK=1000000000000000000 is not one of its values",
+      "test.blocked 1024 is ignored: it sets BLOCK; the kernel has BLOCK, UNROLL",
+      "test.blocked 512 is ignored: it sets BLOCK, EXTRA, UNROLL; the kernel has BLOCK, UNROLL",
+      "test.blocked 1000 is ignored: its configuration breaks BLOCK divides problem[0] (here 128 and 1000)"};
+  for (const std::string& reason : reasons) {
+    CAPTURE(reason);
+    const bool found = std::any_of(warnings.messages.begin(), warnings.messages.end(), [&](const std::string& m) {
+      return m.rfind("profile " + file.string() + ": the entry for ", 0) == 0 && m.find(reason) != std::string::npos;
+    });
+    CHECK(found);
+  }
 }

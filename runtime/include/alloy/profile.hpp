@@ -124,7 +124,7 @@ class ProfileStore {
   mutable std::mutex mutex_;
   mutable bool loaded_ = false;
   mutable std::vector<LoadedProfile> profiles_;
-  mutable std::set<std::string> warned_;  // stale entries already reported
+  mutable std::set<std::string> warned_;  // stale or faulty entries already reported
 };
 
 }  // namespace alloy
