@@ -1,9 +1,15 @@
 // The two-level compile cache: programs in memory, binaries on disk.
 #include "alloy/program_cache.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <optional>
 #include <iterator>
 #include <random>
 #include <sstream>
@@ -67,6 +73,29 @@ ParsedEntry parse_entry(const std::string& content, const std::string& key) {
   if (checksum != stable_hash(stored_key + binary)) return {{}, "checksum mismatch"};
   if (stored_key != key) return {{}, "holds another program (hash collision)"};
   return {std::move(binary), {}};
+}
+
+/// Reads `file` into `content`; the system's reason when it cannot
+/// ("Permission denied"), so that a warning names the real cause rather than
+/// calling an unreadable file damaged.
+std::optional<std::string> read_whole_file(const std::filesystem::path& file, std::string& content) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::strerror(errno);
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t count = ::read(fd, buffer, sizeof buffer);
+    if (count < 0 && errno == EINTR) continue;
+    if (count < 0) {
+      const std::string error = std::strerror(errno);
+      ::close(fd);
+      return error;
+    }
+    if (count == 0) break;
+    content.append(buffer, static_cast<std::size_t>(count));
+    if (content.size() > max_file_bytes) break;  // grew while being read: parse_entry refuses it
+  }
+  ::close(fd);
+  return std::nullopt;
 }
 
 std::filesystem::path from_environment(const char* variable, const char* suffix) {
@@ -138,9 +167,12 @@ std::shared_ptr<Program> ProgramCache::load_from_disk(Device& device, const Prog
   } else if (std::filesystem::file_size(file, status) > max_file_bytes) {
     entry.problem = "larger than " + std::to_string(max_file_bytes >> 20) + " MiB";
   } else {
-    std::ifstream in(file, std::ios::binary);
-    entry = parse_entry(
-        std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()), key);
+    std::string content;
+    if (const std::optional<std::string> error = read_whole_file(file, content)) {
+      entry.problem = "cannot be read: " + *error;
+    } else {
+      entry = parse_entry(content, key);
+    }
   }
   if (entry.problem.empty()) {
     const detail::HandledErrorScope handled;

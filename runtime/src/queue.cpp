@@ -36,9 +36,10 @@ void check_extent(const Device& device, const Kernel& kernel, const char* which,
     if (extent[d] == 0 || __builtin_mul_overflow(total, extent[d], &total)) {
       throw InvalidArgument("launch of '" + kernel.name() + "' on " + device.label() + ": " +
                             which + " size " + extent.to_string() +
-                            (extent[d] == 0 ? " has an empty dimension"
-                                            : " overflows a 64-bit work-item count") +
-                            "; every dimension needs at least one work-item");
+                            (extent[d] == 0 ? " has an empty dimension; every dimension needs "
+                                              "at least one work-item"
+                                            : " counts more than 2^64 work-items; split the launch "
+                                              "into smaller ones"));
     }
   }
 }

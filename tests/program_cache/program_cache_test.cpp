@@ -1,4 +1,6 @@
 // The compile cache: a second run loads from disk, damaged files are rebuilt with a warning.
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -116,6 +118,40 @@ TEST_CASE("ProgramCache.Disk.damaged_file_rebuilt_with_warning") {
       // The rebuilt program replaced the damaged file.
       CHECK(read_all(file) == intact);
     }
+  });
+}
+
+TEST_CASE("ProgramCache.Disk.unreadable_file_warns_with_the_reason") {
+  for_each_device([](Device& device) {
+    const TemporaryDir dir("cache-unreadable");
+    fs::path file;
+    {
+      ProgramCache cache(dir.path());
+      cache.get(device, saxpy);
+      file = cache.file_for(device, saxpy);
+    }
+    // Reading /proc/self/mem at offset 0 fails with EIO, even for root, for
+    // whom no permission bit stops a read.
+    std::vector<std::pair<std::string, std::string>> cases = {{"symlink to /proc/self/mem", "Input/output error"}};
+    if (::geteuid() != 0) cases.emplace_back("mode 000", "Permission denied");
+    for (const auto& [kind, reason] : cases) {
+      CAPTURE(kind);
+      fs::remove(file);
+      if (kind == "mode 000") {
+        overwrite(file, "ALLOYPC1 unreadable");
+        fs::permissions(file, fs::perms::none);
+      } else {
+        fs::create_symlink("/proc/self/mem", file);
+      }
+      const CapturedWarnings warnings;
+      ProgramCache cache(dir.path());
+      check_program_runs(device, cache);
+      CHECK(cache.stats().rejected_files == 1);
+      REQUIRE(warnings.messages().size() == 1);
+      CHECK(warnings.messages()[0].find(file.string() + " for saxpy.cl (cannot be read: " + reason + ")") !=
+            std::string::npos);
+    }
+    if (::geteuid() == 0) MESSAGE("running as root: the mode-000 case needs another user");
   });
 }
 
