@@ -18,8 +18,20 @@ void CompletionWatcher::watch(std::vector<std::shared_ptr<Event>> events, Callba
   {
     std::lock_guard lock(mutex_);
     queue_.push_back({std::move(events), std::move(done)});
+    ++handed_in_;
   }
   changed_.notify_one();
+}
+
+std::uint64_t CompletionWatcher::handed_in() {
+  std::lock_guard lock(mutex_);
+  return handed_in_;
+}
+
+void CompletionWatcher::wait_for_callbacks(std::uint64_t mark) {
+  if (std::this_thread::get_id() == thread_.get_id()) return;
+  std::unique_lock lock(mutex_);
+  finished_changed_.wait(lock, [&] { return finished_ >= mark; });
 }
 
 void CompletionWatcher::loop() {
@@ -42,6 +54,12 @@ void CompletionWatcher::loop() {
     }
     next.events.clear();
     next.done(failure);
+    next.done = nullptr;  // what it captured is released before wait_for_callbacks() returns
+    {
+      std::lock_guard lock(mutex_);
+      ++finished_;
+    }
+    finished_changed_.notify_all();
   }
 }
 

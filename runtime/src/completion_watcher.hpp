@@ -3,6 +3,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <exception>
 #include <functional>
@@ -31,6 +32,13 @@ class CompletionWatcher {
 
   void watch(std::vector<std::shared_ptr<Event>> events, Callback done);
 
+  /// How many watches were handed in so far: a mark for wait_for_callbacks().
+  std::uint64_t handed_in();
+  /// Returns once the callbacks of the first `mark` watches have all run,
+  /// so that what they record (a kernel's measured time, say) is there. On
+  /// the watcher's own thread it returns at once: it cannot wait for itself.
+  void wait_for_callbacks(std::uint64_t mark);
+
  private:
   struct Watch {
     std::vector<std::shared_ptr<Event>> events;
@@ -40,7 +48,10 @@ class CompletionWatcher {
 
   std::mutex mutex_;
   std::condition_variable changed_;
+  std::condition_variable finished_changed_;
   std::deque<Watch> queue_;
+  std::uint64_t handed_in_ = 0;
+  std::uint64_t finished_ = 0;  ///< watches whose callback has returned
   bool stopping_ = false;
   std::thread thread_;  // last: starts once the members above exist
 };

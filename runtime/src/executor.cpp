@@ -619,6 +619,9 @@ void Executor::wait() {
   state.host_idle.wait(lock, [&] { return state.host_in_flight == 0; });
   const std::size_t count = state.states.size();
   const std::uint64_t generation = state.generation;
+  // Callbacks handed to the watcher so far belong to this work: the kernel
+  // and transfer times they record are the executor's to report after wait().
+  const std::uint64_t watched = state.watcher.handed_in();
   std::vector<std::pair<std::uint32_t, std::shared_ptr<Event>>> device_events;
   std::map<Queue*, std::shared_ptr<Event>> last_on_queue;
   for (std::uint32_t id = 0; id < count; ++id) {
@@ -646,6 +649,7 @@ void Executor::wait() {
       device_failures.emplace_back(id, std::current_exception());
     }
   }
+  state.watcher.wait_for_callbacks(watched);
 
   lock.lock();
   // A wait() on another thread has meanwhile taken stock of this work (and

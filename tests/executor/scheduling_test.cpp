@@ -97,6 +97,32 @@ TEST_CASE("Executor.Scheduling.unmeasured_kernels_are_measured_on_every_device")
   }
 }
 
+TEST_CASE("Executor.Scheduling.wait_returns_with_every_kernel_time_recorded") {
+  if (!have_devices(1)) return;
+  // The times are recorded by the completion thread once each kernel's
+  // event is done; wait() returns after that, not just after the events.
+  // Below 16 launches of a kernel every one is sampled: kept, or rejected
+  // as an outlier once 3 are kept. rejected() also counts transfers, so
+  // the sum is at least the number of kernels once every callback has run.
+  constexpr int tasks = 12;
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    CAPTURE(attempt);
+    ExecutorOptions options;
+    options.devices = {selected_devices()[0]};
+    options.policy = SchedulingPolicy::earliest_finish_time;
+    Executor executor(runtime(), options);
+    Buffer<int> data(64 * tasks);
+    Graph graph;
+    for (int slice = 0; slice < tasks; ++slice) add_to_slice(graph, data, slice, 1);
+    executor.run(graph);
+    executor.wait();
+    const std::uint64_t key = graph.task({0}).kernel_key;
+    const PerformanceModel& model = executor.performance_model();
+    REQUIRE(model.kernel_samples(key, 0, 64) >= PerformanceModel::min_samples);
+    REQUIRE(model.kernel_samples(key, 0, 64) + model.rejected() >= tasks);
+  }
+}
+
 TEST_CASE("Executor.Scheduling.higher_priority_is_issued_first") {
   if (!have_devices(2)) return;
   // Round robin hands devices out in issue order, so where each buffer ends
