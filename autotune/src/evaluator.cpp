@@ -308,7 +308,13 @@ Measurement Evaluator::State::run(const Configuration& configuration, bool captu
                                            " times: every run far slower than the best so far";
         break;
       }
-      if (relative_spread(seconds) <= options.target_spread || total >= options.max_seconds) break;
+      // A lone timed run has no spread to judge: it ends the timing only as
+      // the verdict above. One slow run of a configuration that then proves
+      // not hopeless would otherwise be its time, and a zero-width interval
+      // would keep it out of the confirmation.
+      const bool steady = seconds.size() >= options.min_repetitions &&
+                          relative_spread(seconds) <= options.target_spread;
+      if (steady || total >= options.max_seconds) break;
       if (timing_ends && std::chrono::steady_clock::now() >= *timing_ends) break;
     }
   } catch (const Error& error) {
