@@ -1,8 +1,6 @@
 // Every kernel the project ships compiles with NVRTC and hiprtc for GPU
 // targets, without a GPU: a dialect error for any target fails here.
-#include <fstream>
-#include <sstream>
-
+#include "support/file_lists.hpp"
 #include "support/test_devices.hpp"
 
 #ifdef ALLOY_HAVE_NVRTC
@@ -20,30 +18,15 @@ namespace {
 using Compiler = stream::CompileResult (*)(const std::string&, const std::string&,
                                            const std::string&, const std::string&);
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  REQUIRE_MESSAGE(in.good(), "cannot read " << path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::vector<std::string> shipped_kernel_files() {
-  std::vector<std::string> files;
-  std::stringstream list(ALLOY_KERNEL_FILES);
-  for (std::string file; std::getline(list, file, '|');) files.push_back(file);
-  return files;
-}
-
 /// Compiles every shipped kernel file for `architecture`, once with its
 /// defaults and once with a tunable changed; each failure shows the log.
 void compile_all(Compiler compile, const std::string& architecture) {
-  const std::vector<std::string> files = shipped_kernel_files();
+  const std::vector<std::string> files = split_file_list(ALLOY_KERNEL_FILES);
   REQUIRE(files.size() >= 2);
   for (const std::string& file : files) {
     for (const std::string options : {"", "-DWGS=128"}) {
       const std::string name = file.substr(file.rfind('/') + 1);
-      const ComposedSource composed = compose_kernel_source({name, read_file(file), options});
+      const ComposedSource composed = compose_kernel_source({name, read_text_file(file), options});
       const stream::CompileResult result =
           compile(composed.text, name, composed.compiler_options, architecture);
       INFO(name << " for " << architecture << " (" << result.target << ") with options '"
@@ -56,7 +39,7 @@ void compile_all(Compiler compile, const std::string& architecture) {
 }
 
 void syntax_error_is_reported(Compiler compile, const std::string& architecture) {
-  const ComposedSource composed = compose_kernel_source({"broken.cl", read_file(BROKEN_KERNEL), ""});
+  const ComposedSource composed = compose_kernel_source({"broken.cl", read_text_file(BROKEN_KERNEL), ""});
   const stream::CompileResult result =
       compile(composed.text, "broken.cl", composed.compiler_options, architecture);
   CHECK_FALSE(result.ok);
