@@ -149,10 +149,12 @@ stream::StreamApi make_api() {
                            },
                            "cuStreamWaitEvent"};
 
-  api.create_event = {[](Handle* event) -> Status {
+  api.create_event = {[](Handle* event, bool timed) -> Status {
                         CUevent created = nullptr;
                         // Blocking sync: a waiting host thread sleeps instead of spinning.
-                        const CUresult s = d().cuEventCreate(&created, CU_EVENT_BLOCKING_SYNC);
+                        const unsigned flags =
+                            CU_EVENT_BLOCKING_SYNC | (timed ? 0u : unsigned{CU_EVENT_DISABLE_TIMING});
+                        const CUresult s = d().cuEventCreate(&created, flags);
                         *event = created;
                         return s;
                       },

@@ -106,10 +106,11 @@ stream::StreamApi make_api() {
                            },
                            "hipStreamWaitEvent"};
 
-  api.create_event = {[](Handle* event) -> Status {
+  api.create_event = {[](Handle* event, bool timed) -> Status {
                         hipEvent_t created = nullptr;
                         // Blocking sync: a waiting host thread sleeps instead of spinning.
-                        const hipError_t s = hipEventCreateWithFlags(&created, hipEventBlockingSync);
+                        const unsigned flags = hipEventBlockingSync | (timed ? 0u : hipEventDisableTiming);
+                        const hipError_t s = hipEventCreateWithFlags(&created, flags);
                         *event = created;
                         return s;
                       },

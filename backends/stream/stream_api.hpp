@@ -73,7 +73,9 @@ struct StreamApi {
   Call<Status(Handle)> synchronize_stream;
   Call<Status(Handle stream, Handle event)> stream_wait_event;
 
-  Call<Status(Handle*)> create_event;
+  /// `timed`: the event will be one end of elapsed_time; else the API may
+  /// skip its timestamp.
+  Call<Status(Handle*, bool timed)> create_event;
   Call<Status(Handle)> destroy_event;
   Call<Status(Handle event, Handle stream)> record_event;
   Call<Status(Handle)> synchronize_event;

@@ -17,7 +17,7 @@ StreamDevice::StreamDevice(const StreamApi& api, int ordinal, DeviceInfo info)
   check(api_, api_.retain_context(ordinal, &ref_.context), api_.retain_context.name, label());
   try {
     make_current();
-    check(api_, api_.create_event(&epoch_), api_.create_event.name, label());
+    check(api_, api_.create_event(&epoch_, true), api_.create_event.name, label());
     // Recorded on the default stream, which waits for nothing yet: the epoch
     // completes at once and precedes every later command.
     check(api_, api_.record_event(epoch_, nullptr), api_.record_event.name, label());

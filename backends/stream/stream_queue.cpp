@@ -1,4 +1,4 @@
-// Transfers, fills and launches on a CUDA/HIP stream, with timing events.
+// Transfers, fills and launches on a CUDA/HIP stream, with timing events when asked for.
 #include "stream_queue.hpp"
 
 #include <algorithm>
@@ -38,7 +38,9 @@ StreamEvent::StreamEvent(StreamDevice& device, Handle start, Handle end)
 
 StreamEvent::~StreamEvent() {
   const StreamApi& api = device_.api();
-  check_in_destructor(api, api.destroy_event(start_), api.destroy_event.name, device_.label());
+  if (start_) {
+    check_in_destructor(api, api.destroy_event(start_), api.destroy_event.name, device_.label());
+  }
   check_in_destructor(api, api.destroy_event(end_), api.destroy_event.name, device_.label());
 }
 
@@ -58,6 +60,11 @@ bool StreamEvent::is_complete() const {
 }
 
 EventTiming StreamEvent::timing() {
+  if (!start_) {
+    throw Error("timing of a command on " + device_.label() +
+                ": it was submitted while its queue's timing was off (Queue::set_timing); "
+                "turn timing on before submitting the commands to be timed");
+  }
   wait();
   const StreamApi& api = device_.api();
   device_.make_current();
@@ -95,16 +102,20 @@ StreamQueue::~StreamQueue() {
 template <class Command>
 std::shared_ptr<Event> StreamQueue::enqueue(const char* call, Command command) {
   device_.make_current();
+  // Untimed, a command needs only the event that marks its end.
+  const bool timed = timing();
   Handle start = nullptr;
   Handle end = nullptr;
-  check(api_, api_.create_event(&start), api_.create_event.name, device_.label());
-  if (const Status status = api_.create_event(&end); status != api_.success) {
-    check_in_destructor(api_, api_.destroy_event(start), api_.destroy_event.name, device_.label());
+  if (timed) check(api_, api_.create_event(&start, true), api_.create_event.name, device_.label());
+  if (const Status status = api_.create_event(&end, timed); status != api_.success) {
+    if (start) {
+      check_in_destructor(api_, api_.destroy_event(start), api_.destroy_event.name, device_.label());
+    }
     check(api_, status, api_.create_event.name, device_.label());
   }
-  // Owns both events from here on, also when a call below fails.
+  // Owns its events from here on, also when a call below fails.
   auto event = std::make_shared<StreamEvent>(device_, start, end);
-  check(api_, api_.record_event(start, stream_), api_.record_event.name, device_.label());
+  if (timed) check(api_, api_.record_event(start, stream_), api_.record_event.name, device_.label());
   check(api_, command(), call, device_.label());
   check(api_, api_.record_event(end, stream_), api_.record_event.name, device_.label());
   return event;

@@ -1,4 +1,5 @@
-// A CUDA/HIP stream as an alloy queue; each command is bracketed by two events.
+// A CUDA/HIP stream as an alloy queue; each command ends with an event, and
+// is bracketed by two while the queue's timing is on.
 #pragma once
 
 #include "alloy/backend/queue.hpp"
@@ -8,7 +9,7 @@ namespace alloy::stream {
 
 class StreamDevice;
 
-/// Device-side start and end of one command. Start times are read as times
+/// Device-side start (while timed; else null) and end of one command. Start times are read as times
 /// since the device's epoch event, in the APIs' float milliseconds: their
 /// resolution coarsens as the process runs (62 µs after 17 minutes), while
 /// durations keep about 0.5 µs.

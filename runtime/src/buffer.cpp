@@ -6,6 +6,7 @@
 
 #include "alloy/backend/device.hpp"
 #include "alloy/error.hpp"
+#include "buffer_state.hpp"
 
 namespace alloy {
 namespace {
@@ -15,7 +16,7 @@ std::atomic<std::uint64_t> next_storage_id{1};
 }  // namespace
 
 BufferStorage::BufferStorage(std::size_t bytes, Device* pinned_by)
-    : size_(bytes), id_(next_storage_id++) {
+    : size_(bytes), id_(next_storage_id++), state_(std::make_unique<detail::BufferState>()) {
   if (pinned_by != nullptr) {
     pinned_ = pinned_by->allocate_host(bytes);
     data_ = static_cast<std::byte*>(pinned_->data());
@@ -25,8 +26,15 @@ BufferStorage::BufferStorage(std::size_t bytes, Device* pinned_by)
     data_ = ordinary_.data();
   }
   // A new buffer's contents live on the host: zeroes.
-  host_valid_.add({0, bytes});
+  state_->host_valid.add({0, bytes});
 }
+
+BufferStorage::~BufferStorage() = default;
+
+namespace detail {
+BufferState& state_of(BufferStorage& storage) { return *storage.state_; }
+const BufferState& state_of(const BufferStorage& storage) { return *storage.state_; }
+}  // namespace detail
 
 bool reads(AccessMode mode) { return mode != AccessMode::write; }
 bool writes(AccessMode mode) { return mode != AccessMode::read; }

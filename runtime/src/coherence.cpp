@@ -1,7 +1,8 @@
-// Replica validity, transfers between host and devices, and device lanes.
+// Replica validity and the transfers between host and devices that restore it.
 #include "coherence.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "alloy/error.hpp"
 
@@ -9,7 +10,6 @@ namespace alloy::detail {
 namespace {
 
 using Events = Coherence::Events;
-using PendingFill = BufferStorage::PendingFill;
 
 /// Removes from `remaining` the parts `valid` covers, and returns those parts.
 std::vector<ByteRange> take_covered(std::vector<ByteRange>& remaining, const IntervalSet& valid) {
@@ -61,7 +61,7 @@ void wait_on_queue(Queue& queue, const Events& events) {
 }
 
 /// Keeps the latest command per queue: on an in-order queue it completes last.
-void record_use(BufferStorage::Replica& replica, Queue& queue, const std::shared_ptr<Event>& event) {
+void record_use(Replica& replica, Queue& queue, const std::shared_ptr<Event>& event) {
   for (auto& [used_on, last] : replica.uses) {
     if (used_on == &queue) {
       last = event;
@@ -71,204 +71,122 @@ void record_use(BufferStorage::Replica& replica, Queue& queue, const std::shared
   replica.uses.emplace_back(&queue, event);
 }
 
+/// Records a transfer into `target` over `piece`.
+void add_fill(Replica& target, ByteRange piece, Queue& queue, std::shared_ptr<Event> event) {
+  record_use(target, queue, event);
+  target.valid.add(piece);
+  target.fills.push_back({piece, std::move(event)});
+}
+
 }  // namespace
-
-DeviceLanes::DeviceLanes(Device& device, unsigned compute_lanes) {
-  for (unsigned i = 0; i < compute_lanes; ++i) compute_.push_back(device.create_queue());
-  copy_in_ = device.create_queue();
-  copy_out_ = device.create_queue();
-}
-
-Queue& DeviceLanes::next_compute() { return *compute_[next_compute_++ % compute_.size()]; }
-
-void DeviceLanes::track(const std::shared_ptr<Event>& event) {
-  // Forget completed commands now and then, so that a policy that never
-  // asks for the count does not hold every event.
-  if (in_flight_.size() >= 256 && in_flight_.size() % 256 == 0) in_flight();
-  if (event) in_flight_.push_back(event);
-}
-
-std::size_t DeviceLanes::in_flight() {
-  while (!in_flight_.empty() && in_flight_.front()->is_complete()) in_flight_.pop_front();
-  return in_flight_.size();
-}
 
 std::size_t Coherence::index_of(const Device* device) const {
   const auto found = std::find(devices_.begin(), devices_.end(), device);
   return found == devices_.end() ? devices_.size() : static_cast<std::size_t>(found - devices_.begin());
 }
 
-BufferStorage::Replica& Coherence::replica(BufferStorage& storage, std::size_t device) {
-  auto& replicas = storage.replicas();
-  if (const auto found = replicas.find(devices_[device]); found != replicas.end()) {
-    found->second.last_use = clock_;
-    return found->second;
-  }
-  static const std::vector<Access> nothing;
-  const std::vector<Access>& keep = reserved_for_ ? *reserved_for_ : nothing;
-  Residency& memory = residency_[device];
-  while (memory.limit != 0 && memory.used + storage.size() > memory.limit) {
-    if (!evict_one(device, keep)) break;  // reserve() has checked that the task fits
-  }
-  std::unique_ptr<DeviceBuffer> allocation;
-  for (;;) {
-    try {
-      // A buffer of no bytes still needs a memory object to pass to kernels.
-      allocation = devices_[device]->allocate(std::max<std::size_t>(storage.size(), 1));
-      break;
-    } catch (const OutOfDeviceMemory&) {
-      if (!evict_one(device, keep)) throw;
+std::vector<Coherence::Source> Coherence::sources_for(const BufferStorage& storage,
+                                                      std::optional<std::size_t> device) const {
+  std::vector<Source> peers;
+  std::vector<Source> staged;
+  for (const auto& [other, replica] : state_of(storage).replicas) {
+    const std::size_t index = index_of(other);
+    // Replicas of devices not this executor's are another executor's.
+    if (index == devices_.size() || index == device) continue;
+    if (!device) {
+      staged.push_back({Source::Route::peer, index});  // device to host: one copy
+    } else if (devices_[*device]->shares_memory_with(*other)) {
+      peers.push_back({Source::Route::peer, index});
+    } else {
+      staged.push_back({Source::Route::through_host, index});
     }
   }
-  // Only a replica with memory enters the map: every entry counts as used.
-  BufferStorage::Replica& replica = replicas[devices_[device]];
-  replica.memory = std::move(allocation);
-  replica.last_use = clock_;
-  memory.used += storage.size();
-  memory.resident.insert(&storage);
-  return replica;
+  std::vector<Source> sources = std::move(peers);
+  if (device) sources.push_back({Source::Route::host, 0});
+  sources.insert(sources.end(), staged.begin(), staged.end());
+  return sources;
 }
 
-void Coherence::reserve(const std::vector<Access>& accesses, std::size_t device,
-                        const std::function<std::string()>& task_label) {
-  ++clock_;
-  reserved_for_ = &accesses;
-  const Residency& memory = residency_[device];
-  if (memory.limit == 0) return;
-  std::vector<BufferStorage*> buffers;
-  for (const Access& access : accesses) buffers.push_back(access.slice.storage.get());
-  std::sort(buffers.begin(), buffers.end());
-  buffers.erase(std::unique(buffers.begin(), buffers.end()), buffers.end());
-  std::size_t needed = 0;
-  for (BufferStorage* storage : buffers) needed += storage->size();
-  if (needed > memory.limit) {
-    throw OutOfDeviceMemory(task_label() + " needs " + describe_bytes(needed) + " on device " +
-                            std::to_string(device) + " (" + devices_[device]->info().name +
-                            ") for its " + std::to_string(buffers.size()) +
-                            " buffers, but the executor may use " + describe_bytes(memory.limit) +
-                            " there (ALLOY_DEVICE_MEMORY_LIMIT or "
-                            "ExecutorOptions::device_memory_limit); split the work into "
-                            "smaller buffers or raise the limit");
+void Coherence::restore(BufferStorage& storage, std::vector<ByteRange>& remaining,
+                        const std::vector<Source>& sources,
+                        const std::function<void(const Source&, ByteRange)>& copy) {
+  BufferState& state = state_of(storage);
+  for (const Source& source : sources) {
+    if (remaining.empty()) break;
+    const IntervalSet& valid = source.route == Source::Route::host
+                                   ? state.host_valid
+                                   : state.replicas.at(devices_[source.device]).valid;
+    for (const ByteRange& piece : take_covered(remaining, valid)) copy(source, piece);
   }
-}
-
-bool Coherence::evict_one(std::size_t device, const std::vector<Access>& keep) {
-  BufferStorage* oldest = nullptr;
-  for (BufferStorage* storage : residency_[device].resident) {
-    const bool needed = std::any_of(keep.begin(), keep.end(), [&](const Access& access) {
-      return access.slice.storage.get() == storage;
-    });
-    if (needed) continue;
-    const auto& replica = storage->replicas().at(devices_[device]);
-    if (!oldest || replica.last_use < oldest->replicas().at(devices_[device]).last_use) {
-      oldest = storage;
-    }
+  if (!remaining.empty()) {
+    throw Error("no valid copy of bytes [" + std::to_string(remaining.front().begin) + ", " +
+                std::to_string(remaining.front().end) +
+                ") of a buffer is reachable; was it used by another executor?");
   }
-  if (!oldest) return false;
-  evict(*oldest, device);
-  return true;
-}
-
-void Coherence::evict(BufferStorage& storage, std::size_t device) {
-  BufferStorage::Replica& replica = storage.replicas().at(devices_[device]);
-  // Bytes only this replica holds go home first; the copies wait for every
-  // command that writes them.
-  Events producers;
-  for (const auto& fill : replica.fills) producers.push_back(fill.event);
-  for (const auto& [queue, event] : replica.uses) producers.push_back(event);
-  Events copies;
-  for (const ByteRange& valid : replica.valid.ranges()) {
-    for (const ByteRange& dirty : storage.host_valid().missing(valid)) {
-      copies.push_back(copy_to_host(storage, device, dirty, producers));
-    }
-  }
-  for (const auto& event : producers) event->wait();
-  for (const auto& event : copies) event->wait();
-  storage.replicas().erase(devices_[device]);
-  residency_[device].used -= storage.size();
-  residency_[device].resident.erase(&storage);
 }
 
 std::shared_ptr<Event> Coherence::copy_to_host(BufferStorage& storage, std::size_t source,
                                                ByteRange piece, const Events& producers) {
-  BufferStorage::Replica& from = storage.replicas().at(devices_[source]);
+  BufferState& state = state_of(storage);
+  Replica& from = state.replicas.at(devices_[source]);
   Events waits = producers;
   add_pending(from.fills, piece, waits);
+  // Copies into these host bytes still on their way (an eviction's write-
+  // back, which no task waits for) must land first.
+  add_pending(state.host_fills, piece, waits);
   Queue& queue = lanes_[source].copy_out();
   wait_on_queue(queue, waits);
   auto event = queue.read(*from.memory, piece.begin, storage.host_data() + piece.begin, piece.size());
   record_use(from, queue, event);
-  storage.host_valid().add(piece);
-  storage.host_fills().push_back({piece, event});
+  state.host_valid.add(piece);
+  state.host_fills.push_back({piece, event});
   return event;
 }
 
 DeviceBuffer& Coherence::prepare_on_device(const Access& access, std::size_t device,
                                            const Events& producers, Events& waits) {
   BufferStorage& storage = *access.slice.storage;
-  BufferStorage::Replica& target = replica(storage, device);
+  BufferState& state = state_of(storage);
+  Replica& target = state.replicas.at(devices_[device]);
   const ByteRange range = access.slice.range;
   if (reads(access.mode)) {
     std::vector<ByteRange> remaining = target.valid.missing(range);
-    Queue& copy_in = lanes_[device].copy_in();
-    // Nearest first: a device that shares memory with this one, then the
-    // host, then any other device through the host.
-    for (auto& [other, source] : storage.replicas()) {
-      if (remaining.empty()) break;
-      const std::size_t index = index_of(other);
-      if (index == device || index == devices_.size() || !devices_[device]->shares_memory_with(*other)) {
-        continue;
-      }
-      for (const ByteRange& piece : take_covered(remaining, source.valid)) {
-        Events before = producers;
-        add_pending(source.fills, piece, before);
-        wait_on_queue(copy_in, before);
-        auto event = copy_in.copy(*source.memory, piece.begin, *target.memory, piece.begin, piece.size());
-        record_use(source, copy_in, event);
-        add_fill(target, piece, copy_in, event);
-      }
-    }
-    for (const ByteRange& piece : take_covered(remaining, storage.host_valid())) {
-      Events before = producers;
-      add_pending(storage.host_fills(), piece, before);
-      wait_on_queue(copy_in, before);
-      auto event = copy_in.write(*target.memory, piece.begin, storage.host_data() + piece.begin,
-                                 piece.size());
-      add_fill(target, piece, copy_in, event);
-      transfers_.push_back({device, piece.size(), event});
-    }
-    for (auto& [other, source] : storage.replicas()) {
-      if (remaining.empty()) break;
-      const std::size_t index = index_of(other);
-      if (index == device || index == devices_.size()) continue;
-      for (const ByteRange& piece : take_covered(remaining, source.valid)) {
-        auto staged = copy_to_host(storage, index, piece, producers);
-        copy_in.wait_for(*staged);
-        auto event = copy_in.write(*target.memory, piece.begin, storage.host_data() + piece.begin,
-                                   piece.size());
-        add_fill(target, piece, copy_in, event);
-      }
-    }
     if (!remaining.empty()) {
-      throw Error("no valid copy of bytes [" + std::to_string(remaining.front().begin) + ", " +
-                  std::to_string(remaining.front().end) +
-                  ") of a buffer is reachable; was it used by another executor?");
+      Queue& copy_in = lanes_[device].copy_in();
+      restore(storage, remaining, sources_for(storage, device), [&](const Source& source, ByteRange piece) {
+        std::shared_ptr<Event> event;
+        if (source.route == Source::Route::peer) {
+          Replica& from = state.replicas.at(devices_[source.device]);
+          Events before = producers;
+          add_pending(from.fills, piece, before);
+          wait_on_queue(copy_in, before);
+          event = copy_in.copy(*from.memory, piece.begin, *target.memory, piece.begin, piece.size());
+          record_use(from, copy_in, event);
+        } else {
+          Events before = producers;
+          if (source.route == Source::Route::through_host) {
+            before.push_back(copy_to_host(storage, source.device, piece, producers));
+          } else {
+            add_pending(state.host_fills, piece, before);
+          }
+          wait_on_queue(copy_in, before);
+          event = copy_in.write(*target.memory, piece.begin, storage.host_data() + piece.begin,
+                                piece.size());
+          if (recording_ && source.route == Source::Route::host) {
+            transfers_.push_back({device, piece.size(), event});
+          }
+        }
+        add_fill(target, piece, copy_in, event);
+      });
     }
   }
   add_pending(target.fills, range, waits);
   return *target.memory;
 }
 
-void Coherence::add_fill(BufferStorage::Replica& target, ByteRange piece, Queue& queue,
-                         std::shared_ptr<Event> event) {
-  record_use(target, queue, event);
-  target.valid.add(piece);
-  target.fills.push_back({piece, std::move(event)});
-}
-
 std::size_t Coherence::missing_bytes(const Access& access, std::size_t device) const {
   if (!reads(access.mode)) return 0;
-  const auto& replicas = access.slice.storage->replicas();
+  const auto& replicas = state_of(*access.slice.storage).replicas;
   const auto found = replicas.find(devices_[device]);
   if (found == replicas.end()) return access.slice.range.size();
   std::size_t bytes = 0;
@@ -278,11 +196,11 @@ std::size_t Coherence::missing_bytes(const Access& access, std::size_t device) c
 
 void Coherence::used_on_device(const Access& access, std::size_t device, Queue& queue,
                                const std::shared_ptr<Event>& command) {
-  BufferStorage& storage = *access.slice.storage;
-  record_use(storage.replicas().at(devices_[device]), queue, command);
+  BufferState& state = state_of(*access.slice.storage);
+  record_use(state.replicas.at(devices_[device]), queue, command);
   if (!writes(access.mode)) return;
   const ByteRange range = access.slice.range;
-  for (auto& [other, replica] : storage.replicas()) {
+  for (auto& [other, replica] : state.replicas) {
     trim_pending(replica.fills, range);
     if (other == devices_[device]) {
       replica.valid.add(range);
@@ -290,63 +208,62 @@ void Coherence::used_on_device(const Access& access, std::size_t device, Queue& 
       replica.valid.remove(range);
     }
   }
-  trim_pending(storage.host_fills(), range);
-  storage.host_valid().remove(range);
+  // Host fills stay: a later copy home of these bytes must not overtake one
+  // still on its way (copy_to_host waits for them).
+  state.host_valid.remove(range);
 }
 
 void Coherence::prepare_on_host(const Access& access, const Events& producers, Events& waits) {
   BufferStorage& storage = *access.slice.storage;
+  BufferState& state = state_of(storage);
   const ByteRange range = access.slice.range;
   if (reads(access.mode)) {
-    std::vector<ByteRange> remaining = storage.host_valid().missing(range);
-    for (auto& [other, source] : storage.replicas()) {
-      if (remaining.empty()) break;
-      const std::size_t index = index_of(other);
-      if (index == devices_.size()) continue;
-      for (const ByteRange& piece : take_covered(remaining, source.valid)) {
-        copy_to_host(storage, index, piece, producers);
-      }
-    }
+    std::vector<ByteRange> remaining = state.host_valid.missing(range);
     if (!remaining.empty()) {
-      throw Error("no valid copy of bytes [" + std::to_string(remaining.front().begin) + ", " +
-                  std::to_string(remaining.front().end) +
-                  ") of a buffer is reachable; was it used by another executor?");
+      restore(storage, remaining, sources_for(storage, std::nullopt),
+              [&](const Source& source, ByteRange piece) {
+                copy_to_host(storage, source.device, piece, producers);
+              });
     }
   }
-  add_pending(storage.host_fills(), range, waits);
+  add_pending(state.host_fills, range, waits);
 }
 
 void Coherence::written_on_host(const Access& access) {
-  BufferStorage& storage = *access.slice.storage;
+  BufferState& state = state_of(*access.slice.storage);
   const ByteRange range = access.slice.range;
-  for (auto& [other, replica] : storage.replicas()) {
+  for (auto& [other, replica] : state.replicas) {
     trim_pending(replica.fills, range);
     replica.valid.remove(range);
   }
-  trim_pending(storage.host_fills(), range);
-  storage.host_valid().add(range);
+  trim_pending(state.host_fills, range);
+  state.host_valid.add(range);
+}
+
+Events Coherence::write_back(BufferStorage& storage, std::size_t device) {
+  BufferState& state = state_of(storage);
+  const Replica& replica = state.replicas.at(devices_[device]);
+  // The copies wait for every command that writes these bytes.
+  Events producers;
+  for (const auto& fill : replica.fills) producers.push_back(fill.event);
+  for (const auto& [queue, event] : replica.uses) producers.push_back(event);
+  Events copies;
+  const std::vector<ByteRange> valid = replica.valid.ranges();
+  for (const ByteRange& held : valid) {
+    for (const ByteRange& dirty : state.host_valid.missing(held)) {
+      copies.push_back(copy_to_host(storage, device, dirty, producers));
+    }
+  }
+  return copies;
 }
 
 void Coherence::bring_home(BufferStorage& storage) {
   Events waits;
-  prepare_on_host(read(BufferSlice{std::shared_ptr<BufferStorage>(&storage, [](BufferStorage*) {}),
-                                   {0, storage.size()}}),
-                  {}, waits);
+  const BufferSlice whole{std::shared_ptr<BufferStorage>(&storage, [](BufferStorage*) {}),
+                          {0, storage.size()}};
+  prepare_on_host(read(whole), {}, waits);
   for (const auto& event : waits) event->wait();
-  storage.host_fills().clear();
-  forget(storage);
-}
-
-void Coherence::forget(BufferStorage& storage) {
-  for (std::size_t d = 0; d < devices_.size(); ++d) {
-    const auto found = storage.replicas().find(devices_[d]);
-    if (found == storage.replicas().end()) continue;
-    for (const auto& fill : found->second.fills) fill.event->wait();
-    for (const auto& [queue, event] : found->second.uses) event->wait();
-    storage.replicas().erase(found);
-    residency_[d].used -= storage.size();
-    residency_[d].resident.erase(&storage);
-  }
+  state_of(storage).host_fills.clear();
 }
 
 }  // namespace alloy::detail

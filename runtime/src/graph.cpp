@@ -6,91 +6,40 @@
 
 #include "alloy/dialect.hpp"
 #include "alloy/error.hpp"
-#include "dependency_tracker.hpp"
+#include "graph_data.hpp"
 
 namespace alloy {
+namespace {
 
-std::string Task::label(TaskId id) const {
-  static constexpr const char* kinds[] = {"kernel", "copy", "fill", "host"};
-  std::string text = "task " + std::to_string(id.index);
-  if (!options.name.empty()) text += " '" + options.name + "'";
-  return text + " (" + kinds[static_cast<int>(kind)] + ")";
-}
-
-Graph::Graph() : tracker_(std::make_unique<detail::DependencyTracker>()) {}
-Graph::~Graph() = default;
-Graph::Graph(Graph&&) noexcept = default;
-Graph& Graph::operator=(Graph&&) noexcept = default;
-
-TaskId Graph::add(Task task) {
-  const TaskId id{static_cast<std::uint32_t>(tasks_.size())};
-  for (TaskId before : task.dependencies) {
-    if (before.index >= id.index) {
-      throw InvalidArgument(task.label(id) + " is ordered after task " +
-                            std::to_string(before.index) + ", which does not exist yet");
+/// The remaining critical path of each task, in tasks.
+std::vector<std::uint32_t> critical_paths(const detail::GraphData& graph) {
+  const std::size_t size = graph.tasks.size();
+  std::vector<std::uint32_t> longest_after(size, 0);
+  std::vector<std::uint32_t> path(size, 1);
+  for (std::size_t i = size; i-- > 0;) {
+    path[i] = longest_after[i] + 1;
+    for (TaskId before : graph.dependencies[i]) {
+      longest_after[before.index] = std::max(longest_after[before.index], path[i]);
     }
   }
-  task.ordered_after = task.dependencies;
-  tracker_->record_task(task, id);
-  tasks_.push_back(std::move(task));
-  return id;
+  return path;
 }
 
-TaskId Graph::kernel(ProgramSource source, std::string kernel_name, LaunchRange range,
-                     std::vector<TaskArg> args, TaskOptions options) {
-  Task task;
-  task.kind = TaskKind::kernel;
-  task.options = std::move(options);
-  if (task.options.name.empty()) task.options.name = kernel_name;
-  const SharedSource& shared = share(std::move(source));
-  task.source = shared.source;
-  task.kernel_name = std::move(kernel_name);
-  task.kernel_key = stable_hash(std::to_string(shared.hash) + '\n' + task.kernel_name);
-  task.range = range;
-  add_arguments(task, std::move(args));
-  return add(std::move(task));
-}
-
-TaskId Graph::kernel(const TunableKernel& tunable, Extent problem, std::vector<TaskArg> args,
-                     TaskOptions options) {
-  Task task;
-  task.kind = TaskKind::kernel;
-  task.options = std::move(options);
-  if (task.options.name.empty()) task.options.name = tunable.name;
-  // One shared copy per distinct description the graph uses, found by
-  // content: two objects at one address over time may differ.
-  tunable.validate();
-  const std::string description = tunable.description_hash();
-  auto found = std::find_if(tunables_.begin(), tunables_.end(),
-                            [&](const auto& known) { return known.first == description; });
-  if (found == tunables_.end()) {
-    tunables_.emplace_back(description, std::make_shared<const TunableKernel>(tunable));
-    found = std::prev(tunables_.end());
-  }
-  task.tunable = found->second;
-  task.kernel_name = tunable.kernel_name;
-  task.problem = problem;
-  // The configuration follows from the device and the problem, so the key
-  // names the description and the problem.
-  task.kernel_key = stable_hash(description + '\n' + problem.to_string() + '\n' +
-                                std::to_string(problem.dimensions));
-  add_arguments(task, std::move(args));
-  return add(std::move(task));
-}
-
-void Graph::add_arguments(Task& task, std::vector<TaskArg> args) {
+void add_arguments(detail::KernelWork& kernel, std::vector<Access>& accesses,
+                   std::vector<TaskArg> args) {
   for (TaskArg& arg : args) {
     if (arg.access) {
-      task.args.emplace_back(task.accesses.size());
-      task.accesses.push_back(std::move(*arg.access));
+      kernel.args.emplace_back(accesses.size());
+      accesses.push_back(std::move(*arg.access));
     } else {
-      task.args.emplace_back(arg.scalar);
+      kernel.args.emplace_back(arg.scalar);
     }
   }
 }
 
-const Graph::SharedSource& Graph::share(ProgramSource source) {
-  for (const SharedSource& known : sources_) {
+/// The shared copy of `source`, made (and hashed) once per distinct program.
+const detail::GraphData::SharedSource& share(detail::GraphData& graph, ProgramSource source) {
+  for (const auto& known : graph.sources) {
     const ProgramSource& program = *known.source;
     if (program.source == source.source && program.options == source.options &&
         program.name == source.name) {
@@ -100,8 +49,137 @@ const Graph::SharedSource& Graph::share(ProgramSource source) {
   std::string identity = source.source;
   identity.append("\n").append(source.options).append("\n").append(source.name);
   const std::uint64_t hash = stable_hash(identity);
-  return sources_.emplace_back(
-      SharedSource{std::make_shared<const ProgramSource>(std::move(source)), hash});
+  return graph.sources.emplace_back(
+      detail::GraphData::SharedSource{std::make_shared<const ProgramSource>(std::move(source)), hash});
+}
+
+/// The shared copy of `tunable`, found by content: two objects at one
+/// address over time may differ.
+std::shared_ptr<const TunableKernel> share(detail::GraphData& graph, const TunableKernel& tunable,
+                                           const std::string& description) {
+  auto found = std::find_if(graph.tunables.begin(), graph.tunables.end(),
+                            [&](const auto& known) { return known.first == description; });
+  if (found == graph.tunables.end()) {
+    graph.tunables.emplace_back(description, std::make_shared<const TunableKernel>(tunable));
+    found = std::prev(graph.tunables.end());
+  }
+  return found->second;
+}
+
+}  // namespace
+
+namespace detail {
+
+std::shared_ptr<const GraphData> snapshot(const Graph& graph) {
+  if (!graph.data_) graph.data_ = std::make_shared<GraphData>();
+  if (!graph.data_->critical_paths_current) {
+    GraphData& data = const_cast<Graph&>(graph).writable();
+    data.critical_paths = critical_paths(data);
+    data.critical_paths_current = true;
+  }
+  return graph.data_;
+}
+
+std::shared_ptr<GraphData> take(Graph&& graph) {
+  graph.writable();  // not shared with any snapshot
+  return std::exchange(graph.data_, nullptr);
+}
+
+}  // namespace detail
+
+Graph::Graph() = default;
+Graph::~Graph() = default;
+Graph::Graph(Graph&&) noexcept = default;
+Graph& Graph::operator=(Graph&&) noexcept = default;
+
+detail::GraphData& Graph::writable() {
+  if (!data_) {
+    data_ = std::make_shared<detail::GraphData>();
+  } else if (data_.use_count() > 1) {
+    // A run in flight reads the snapshot; it must not see this change.
+    data_ = std::make_shared<detail::GraphData>(*data_);
+  }
+  return *data_;
+}
+
+const detail::GraphData& Graph::data() const {
+  static const detail::GraphData empty;
+  return data_ ? *data_ : empty;
+}
+
+std::size_t Graph::size() const { return data().tasks.size(); }
+
+const std::vector<TaskId>& Graph::dependencies(TaskId id) const {
+  if (id.index >= size()) {
+    throw InvalidArgument("dependencies of task " + std::to_string(id.index) + " of a graph of " +
+                          std::to_string(size()) + " tasks");
+  }
+  return data().dependencies[id.index];
+}
+
+std::uint64_t Graph::kernel_key(TaskId id) const {
+  const detail::KernelWork* kernel = id.index < size() ? data().tasks[id.index].kernel() : nullptr;
+  if (!kernel) {
+    throw InvalidArgument("kernel_key: " +
+                          (id.index < size() ? label(id) : "task " + std::to_string(id.index)) +
+                          " is not a kernel task of this graph");
+  }
+  return kernel->key;
+}
+
+std::string Graph::label(TaskId id) const {
+  if (id.index >= size()) return "task " + std::to_string(id.index) + " (not in the graph)";
+  return data().tasks[id.index].label(id);
+}
+
+template <class Work>
+TaskId Graph::add(Work work, TaskOptions options, std::vector<Access> accesses) {
+  detail::GraphData& graph = writable();
+  const TaskId id{graph.tasks.size()};
+  detail::Task task{std::move(work), std::move(options), std::move(accesses)};
+  for (TaskId before : task.options.after) {
+    if (before.index >= id.index) {
+      throw InvalidArgument(task.label(id) + " is to run after task " +
+                            std::to_string(before.index) + ", which is not in the graph yet");
+    }
+  }
+  std::vector<TaskId> dependencies = graph.tracker.record_task(task, id);
+  if (!task.options.after.empty()) {
+    dependencies.insert(dependencies.end(), task.options.after.begin(), task.options.after.end());
+    std::sort(dependencies.begin(), dependencies.end(),
+              [](TaskId a, TaskId b) { return a.index < b.index; });
+    dependencies.erase(std::unique(dependencies.begin(), dependencies.end()), dependencies.end());
+    task.options.after.clear();  // kept as edges
+  }
+  graph.tasks.push_back(std::move(task));
+  graph.dependencies.push_back(std::move(dependencies));
+  graph.critical_paths_current = false;
+  return id;
+}
+
+TaskId Graph::kernel(ProgramSource source, std::string kernel_name, LaunchRange range,
+                     std::vector<TaskArg> args, TaskOptions options) {
+  if (options.name.empty()) options.name = kernel_name;
+  const detail::GraphData::SharedSource& shared = share(writable(), std::move(source));
+  const std::uint64_t key = stable_hash(std::to_string(shared.hash) + '\n' + kernel_name);
+  detail::KernelWork kernel{detail::FixedKernel{shared.source, range}, std::move(kernel_name), {}, key};
+  std::vector<Access> accesses;
+  add_arguments(kernel, accesses, std::move(args));
+  return add(std::move(kernel), std::move(options), std::move(accesses));
+}
+
+TaskId Graph::kernel(const TunableKernel& tunable, Extent problem, std::vector<TaskArg> args,
+                     TaskOptions options) {
+  if (options.name.empty()) options.name = tunable.name;
+  tunable.validate();
+  const std::string description = tunable.description_hash();
+  const std::uint64_t key = stable_hash(description + '\n' + problem.to_string() + '\n' +
+                                       std::to_string(problem.dimensions));
+  detail::KernelWork kernel{detail::TunedKernelCall{share(writable(), tunable, description), problem},
+                            tunable.kernel_name, {}, key};
+  std::vector<Access> accesses;
+  add_arguments(kernel, accesses, std::move(args));
+  return add(std::move(kernel), std::move(options), std::move(accesses));
 }
 
 TaskId Graph::copy(BufferSlice from, BufferSlice to, TaskOptions options) {
@@ -117,11 +195,7 @@ TaskId Graph::copy(BufferSlice from, BufferSlice to, TaskOptions options) {
                           std::to_string(to.range.begin) + ", " + std::to_string(to.range.end) +
                           ") of the same buffer: the ranges overlap; copy through a second buffer");
   }
-  Task task;
-  task.kind = TaskKind::copy;
-  task.options = std::move(options);
-  task.accesses = {read(std::move(from)), write(std::move(to))};
-  return add(std::move(task));
+  return add(detail::CopyWork{}, std::move(options), {read(std::move(from)), write(std::move(to))});
 }
 
 TaskId Graph::fill_bytes(BufferSlice slice, std::uint32_t pattern, std::size_t pattern_bytes,
@@ -132,37 +206,26 @@ TaskId Graph::fill_bytes(BufferSlice slice, std::uint32_t pattern, std::size_t p
                           std::to_string(pattern_bytes) +
                           "-byte pattern: offset and size must be multiples of it");
   }
-  Task task;
-  task.kind = TaskKind::fill;
-  task.options = std::move(options);
-  task.pattern = pattern;
-  task.pattern_bytes = pattern_bytes;
-  task.accesses = {write(std::move(slice))};
-  return add(std::move(task));
+  return add(detail::FillWork{pattern, pattern_bytes}, std::move(options), {write(std::move(slice))});
 }
 
 TaskId Graph::host(std::vector<Access> accesses, std::function<void()> function,
                    TaskOptions options) {
-  Task task;
-  task.kind = TaskKind::host;
-  task.options = std::move(options);
-  task.accesses = std::move(accesses);
-  task.function = std::move(function);
-  return add(std::move(task));
+  return add(detail::HostWork{std::move(function)}, std::move(options), std::move(accesses));
 }
 
 void Graph::order(TaskId before, TaskId after) {
-  if (before.index >= after.index || after.index >= tasks_.size()) {
+  if (before.index >= after.index || after.index >= size()) {
     throw InvalidArgument("order(" + std::to_string(before.index) + ", " +
                           std::to_string(after.index) +
                           "): the first task must have been added before the second");
   }
-  Task& task = tasks_[after.index];
-  if (std::find(task.dependencies.begin(), task.dependencies.end(), before) ==
-      task.dependencies.end()) {
-    task.dependencies.push_back(before);
-  }
-  task.ordered_after.push_back(before);
+  detail::GraphData& graph = writable();
+  std::vector<TaskId>& dependencies = graph.dependencies[after.index];
+  const auto at = std::lower_bound(dependencies.begin(), dependencies.end(), before,
+                                   [](TaskId a, TaskId b) { return a.index < b.index; });
+  if (at == dependencies.end() || *at != before) dependencies.insert(at, before);
+  graph.critical_paths_current = false;
 }
 
 }  // namespace alloy

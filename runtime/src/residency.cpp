@@ -1,6 +1,7 @@
-// The device memory cap setting.
+// Replica allocation and eviction, and the device memory cap setting.
 #include "residency.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
@@ -8,8 +9,116 @@
 #include <limits>
 
 #include "alloy/error.hpp"
+#include "coherence.hpp"
 
 namespace alloy::detail {
+
+Residency::Residency(const std::vector<Device*>& devices, std::size_t limit, Coherence& coherence)
+    : devices_(devices), limit_(limit), coherence_(coherence), devices_state_(devices.size()) {}
+
+void Residency::check_fits(const std::vector<BufferStorage*>& buffers, std::size_t device,
+                           const std::function<std::string()>& task_label) const {
+  if (limit_ == 0) return;
+  std::size_t needed = 0;
+  for (BufferStorage* storage : buffers) needed += storage->size();
+  if (needed <= limit_) return;
+  throw OutOfDeviceMemory(task_label() + " needs " + describe_bytes(needed) + " on device " +
+                          std::to_string(device) + " (" + devices_[device]->info().name +
+                          ") for its " + std::to_string(buffers.size()) +
+                          " buffers, but the executor may use " + describe_bytes(limit_) +
+                          " there (ALLOY_DEVICE_MEMORY_LIMIT or "
+                          "ExecutorOptions::device_memory_limit); split the work into "
+                          "smaller buffers or raise the limit");
+}
+
+bool Residency::make_resident(const std::vector<Access>& accesses, std::size_t device,
+                              const std::function<std::string()>& task_label) {
+  ++clock_;
+  std::vector<BufferStorage*> buffers;
+  for (const Access& access : accesses) buffers.push_back(access.slice.storage.get());
+  std::sort(buffers.begin(), buffers.end());
+  buffers.erase(std::unique(buffers.begin(), buffers.end()), buffers.end());
+  check_fits(buffers, device, task_label);
+
+  Device* const on = devices_[device];
+  DeviceMemory& memory = devices_state_[device];
+  for (BufferStorage* storage : buffers) {
+    auto& replicas = state_of(*storage).replicas;
+    if (const auto found = replicas.find(on); found != replicas.end()) {
+      found->second.last_use = clock_;
+      continue;
+    }
+    const std::size_t bytes = storage->size();
+    // Memory being freed still counts: evict until what stays fits, then
+    // wait for the rest if need be.
+    while (limit_ != 0 && memory.used - memory.retiring + bytes > limit_) {
+      if (!evict_one(device, buffers)) break;  // check_fits: the task's own buffers fit
+    }
+    if (limit_ != 0 && memory.used + bytes > limit_) return false;
+    std::unique_ptr<DeviceBuffer> allocation;
+    try {
+      // A buffer of no bytes still needs a memory object to pass to kernels.
+      allocation = on->allocate(std::max<std::size_t>(bytes, 1));
+    } catch (const OutOfDeviceMemory&) {
+      const bool evicted = evict_one(device, buffers);
+      if (!evicted && memory.retiring == 0) throw;
+      return false;  // try again once memory has been freed
+    }
+    // Only a replica with memory enters the map: every entry counts as used.
+    Replica& replica = replicas[on];
+    replica.memory = std::move(allocation);
+    replica.last_use = clock_;
+    memory.used += bytes;
+    memory.resident.insert(storage);
+  }
+  return true;
+}
+
+bool Residency::evict_one(std::size_t device, const std::vector<BufferStorage*>& keep) {
+  Device* const on = devices_[device];
+  BufferStorage* oldest = nullptr;
+  std::uint64_t oldest_use = 0;
+  for (BufferStorage* storage : devices_state_[device].resident) {
+    if (std::binary_search(keep.begin(), keep.end(), storage)) continue;
+    const std::uint64_t last_use = state_of(*storage).replicas.at(on).last_use;
+    if (!oldest || last_use < oldest_use) {
+      oldest = storage;
+      oldest_use = last_use;
+    }
+  }
+  if (!oldest) return false;
+  auto& replicas = state_of(*oldest).replicas;
+  Replica& replica = replicas.at(on);
+  Retirement retirement{device, oldest->size(), nullptr, coherence_.write_back(*oldest, device)};
+  for (const auto& fill : replica.fills) retirement.events.push_back(fill.event);
+  for (const auto& [queue, event] : replica.uses) retirement.events.push_back(event);
+  retirement.memory = std::move(replica.memory);
+  replicas.erase(on);
+  DeviceMemory& memory = devices_state_[device];
+  memory.resident.erase(oldest);
+  memory.retiring += retirement.bytes;
+  started_.push_back(std::move(retirement));
+  return true;
+}
+
+void Residency::freed(const Retirement& retirement) {
+  DeviceMemory& memory = devices_state_[retirement.device];
+  memory.used -= retirement.bytes;
+  memory.retiring -= retirement.bytes;
+}
+
+void Residency::forget(BufferStorage& storage) {
+  auto& replicas = state_of(storage).replicas;
+  for (std::size_t d = 0; d < devices_.size(); ++d) {
+    const auto found = replicas.find(devices_[d]);
+    if (found == replicas.end()) continue;
+    for (const auto& fill : found->second.fills) fill.event->wait();
+    for (const auto& [queue, event] : found->second.uses) event->wait();
+    replicas.erase(found);
+    devices_state_[d].used -= storage.size();
+    devices_state_[d].resident.erase(&storage);
+  }
+}
 
 std::optional<std::size_t> parse_device_memory_limit(std::string_view text) {
   // from_chars takes no blanks and no sign, and reports overflow: " -1" and

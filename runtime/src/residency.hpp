@@ -1,21 +1,78 @@
-// How much device memory an executor's replicas take per device, and the cap
-// on it (internal to the runtime).
+// Which buffers have a replica on each device, within the memory the
+// executor may use there (internal to the runtime).
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
+#include "alloy/backend/device.hpp"
 #include "alloy/buffer.hpp"
+#include "buffer_state.hpp"
 
 namespace alloy::detail {
 
-/// The replicas one executor keeps on one device.
-struct Residency {
-  std::size_t limit = 0;  ///< bytes; 0: only the device's own memory limits
-  std::size_t used = 0;
-  std::set<BufferStorage*> resident;
+class Coherence;
+
+/// Allocates the replicas a task needs on its device. When one does not fit
+/// (under the executor's cap, or the device refuses the allocation), the
+/// least recently used replicas the task does not need are evicted: the
+/// bytes only they hold are copied home, and their memory is freed once
+/// those copies and every command using it are done. Nothing here waits on
+/// the host: a task that must wait for evicted memory to be freed is told
+/// so, and started again once it is.
+class Residency {
+ public:
+  Residency(const std::vector<Device*>& devices, std::size_t limit, Coherence& coherence);
+
+  /// An evicted replica's memory, to free once `events` completed.
+  struct Retirement {
+    std::size_t device;
+    std::size_t bytes;
+    std::unique_ptr<DeviceBuffer> memory;
+    std::vector<std::shared_ptr<Event>> events;
+  };
+
+  /// Gives every buffer `accesses` touch a replica on `device`, evicting as
+  /// needed. False when the task must wait for evicted memory to be freed
+  /// first (retirements are pending on the device). OutOfDeviceMemory if
+  /// the task cannot fit at all; `task_label` names it there.
+  bool make_resident(const std::vector<Access>& accesses, std::size_t device,
+                     const std::function<std::string()>& task_label);
+  /// Evictions started since the last call: the executor frees each once
+  /// its events completed, then calls freed().
+  std::vector<Retirement> take_retirements() { return std::exchange(started_, {}); }
+  void freed(const Retirement& retirement);
+  /// Memory being freed on the device.
+  bool retiring(std::size_t device) const { return devices_state_[device].retiring != 0; }
+
+  /// Frees the replicas on these devices of a buffer nobody can read any
+  /// more, waiting for the commands using them (done, when wait() calls it).
+  void forget(BufferStorage& storage);
+
+ private:
+  struct DeviceMemory {
+    std::size_t used = 0;      ///< replicas' bytes, retiring ones included
+    std::size_t retiring = 0;  ///< of those, being freed
+    std::set<BufferStorage*> resident;
+  };
+
+  /// Starts evicting the least recently used replica on `device` that
+  /// `keep` does not hold; false if there is none.
+  bool evict_one(std::size_t device, const std::vector<BufferStorage*>& keep);
+  void check_fits(const std::vector<BufferStorage*>& buffers, std::size_t device,
+                  const std::function<std::string()>& task_label) const;
+
+  const std::vector<Device*>& devices_;
+  std::size_t limit_;  ///< bytes per device; 0: only the device's own memory limits
+  Coherence& coherence_;
+  std::vector<DeviceMemory> devices_state_;
+  std::vector<Retirement> started_;
+  std::uint64_t clock_ = 0;  ///< counts tasks: orders replicas by last use
 };
 
 /// ALLOY_DEVICE_MEMORY_LIMIT: bytes, with an optional K, M or G suffix

@@ -36,22 +36,22 @@ TaskOptions on_device(std::size_t device) {
 }
 
 /// data[first, first + count) += value, on `device`.
-TaskId add(Executor& executor, Buffer<int>& data, int first, int count, int value,
-           std::size_t device = 0) {
+Run add(Executor& executor, Buffer<int>& data, int first, int count, int value,
+        std::size_t device = 0) {
   return executor.kernel(conformance, "add_to_range", {Extent(round_up(count, 64))},
                          {first, count, value, read_write(data.slice(first, count))}, on_device(device));
 }
 
 /// out[0, n) = in[0, n) * factor + offset, on `device`; `out` is written whole.
-TaskId scale(Executor& executor, Buffer<int>& in, Buffer<int>& out, int factor, int offset,
-             std::size_t device = 0) {
+Run scale(Executor& executor, Buffer<int>& in, Buffer<int>& out, int factor, int offset,
+          std::size_t device = 0) {
   const int n = static_cast<int>(out.size());
   return executor.kernel(conformance, "scale_offset", {Extent(round_up(n, 64))},
                          {n, factor, offset, read(in.slice(0, n)), write(out)}, on_device(device));
 }
 
 /// After `pause`, sets data[first, first + count) to `value` on the host.
-TaskId slow_host_write(Executor& executor, Buffer<int>& data, int first, int count, int value) {
+Run slow_host_write(Executor& executor, Buffer<int>& data, int first, int count, int value) {
   return executor.host({write(data.slice(first, count))}, [data, first, count, value]() mutable {
     std::this_thread::sleep_for(pause);
     for (int i = first; i < first + count; ++i) data.host()[i] = value;
@@ -71,7 +71,7 @@ void check_range(std::span<const int> values, int first, int count, int expected
 }
 
 bool depends_on(const Graph& graph, TaskId task, TaskId before) {
-  const std::vector<TaskId>& dependencies = graph.task(task).dependencies;
+  const std::vector<TaskId>& dependencies = graph.dependencies(task);
   return std::find(dependencies.begin(), dependencies.end(), before) != dependencies.end();
 }
 
@@ -165,13 +165,13 @@ TEST_CASE("Executor.Dependencies.disjoint_slices_independent") {
   const TaskId middle = graph.fill(data.slice(40, 20), 7);
   const TaskId tail = graph.kernel(conformance, "add_to_range", {Extent(64)},
                                    {90, 10, 3, read_write(data.slice(90, 10))});
-  CHECK(graph.task(low).dependencies.empty());
-  CHECK(graph.task(high).dependencies.empty());  // disjoint from `low`
+  CHECK(graph.dependencies(low).empty());
+  CHECK(graph.dependencies(high).empty());  // disjoint from `low`
   CHECK(depends_on(graph, middle, low));          // overlaps both
   CHECK(depends_on(graph, middle, high));
-  CHECK(graph.task(middle).dependencies.size() == 2);
+  CHECK(graph.dependencies(middle).size() == 2);
   CHECK(depends_on(graph, tail, high));           // overlaps `high` alone
-  CHECK(graph.task(tail).dependencies.size() == 1);
+  CHECK(graph.dependencies(tail).size() == 1);
 
   // And run: every write lands, the independent ones on different devices
   // where there are two.
@@ -231,11 +231,10 @@ TEST_CASE("Executor.Dependencies.explicit_order") {
   const TaskId kernel = graph.kernel(conformance, "add_to_range", {Extent(256)},
                                      {0, 256, 3, read_write(data)});
   const TaskId last = graph.host({read(data)}, [&] { seen_first_done = first_done; });
-  CHECK(graph.task(kernel).dependencies.empty());
+  CHECK(graph.dependencies(kernel).empty());
   graph.order(first, kernel);
   CHECK(depends_on(graph, kernel, first));
-  CHECK(graph.task(kernel).ordered_after == std::vector<TaskId>{first});
-  CHECK(depends_on(graph, last, kernel));  // read after write
+   CHECK(depends_on(graph, last, kernel));  // read after write
 
   // Run: the kernel, and so the host task reading its output, wait for `first`.
   Executor executor(runtime(), on_selected_devices());

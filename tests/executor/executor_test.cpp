@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "embedded/conformance_source.hpp"
+#include "replicas.hpp"
 #include "support/test_devices.hpp"
 
 namespace alloy::test {
@@ -11,8 +12,8 @@ namespace {
 
 const ProgramSource conformance{"conformance.cl", std::string(alloy_kernels::conformance_source), ""};
 
-TaskId add(Executor& executor, Buffer<int>& data, int first, int count, int value,
-           std::optional<std::size_t> device = std::nullopt) {
+Run add(Executor& executor, Buffer<int>& data, int first, int count, int value,
+        std::optional<std::size_t> device = std::nullopt) {
   TaskOptions options;
   options.device = device;
   return executor.kernel(conformance, "add_to_range", {Extent(round_up(count, 64))},
@@ -198,7 +199,7 @@ TEST_CASE("Executor.Lifetime.buffers_come_home") {
     Executor executor(runtime(), on_selected_devices());
     add(executor, data, 0, 100, 42);
   }
-  CHECK(data.storage()->replicas().empty());
+  CHECK(replica_count(*data.storage()) == 0);
   for (int value : data.host()) REQUIRE(value == 42);
 }
 

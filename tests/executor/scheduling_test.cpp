@@ -1,6 +1,7 @@
 // Placement and issue order: earliest finish time from the performance
 // model, calibration of unmeasured kernels, priorities and critical paths.
 #include "embedded/conformance_source.hpp"
+#include "replicas.hpp"
 #include "support/test_devices.hpp"
 
 namespace alloy::test {
@@ -27,9 +28,7 @@ TaskId add_to_slice(Graph& graph, Buffer<int>& data, int slice, int value, TaskO
 template <class T>
 std::size_t device_holding(const Executor& executor, const Buffer<T>& buffer) {
   for (std::size_t d = 0; d < executor.devices().size(); ++d) {
-    const auto& replicas = buffer.storage()->replicas();
-    const auto found = replicas.find(executor.devices()[d]);
-    if (found != replicas.end() && found->second.valid.contains({0, buffer.size() * sizeof(T)})) {
+    if (valid_on(*buffer.storage(), executor.devices()[d], {0, buffer.size() * sizeof(T)})) {
       return d;
     }
   }
@@ -46,7 +45,7 @@ TEST_CASE("Executor.Scheduling.earliest_finish_time_follows_the_model") {
   for (int slice = 0; slice < 8; ++slice) add_to_slice(graph, data, slice, slice + 1);
   // Device 0 is three times as fast for this kernel: of 8 equal tasks it
   // should take 6 (finishing at 6 units) and device 1 two (at 6 units).
-  const std::uint64_t key = graph.task({0}).kernel_key;
+  const std::uint64_t key = graph.kernel_key({0});
   executor.performance_model().record_kernel(key, 0, 64, 1e-3);
   executor.performance_model().record_kernel(key, 1, 64, 3e-3);
   executor.run(graph);
@@ -70,7 +69,7 @@ TEST_CASE("Executor.Scheduling.earliest_finish_time_counts_missing_inputs") {
   const TaskId use = graph.kernel(conformance, "scale_offset", {Extent(64)},
                                   {64, 3, 0, read(big), write(out)});
   // Device 0 computes a little faster but would first need 4 MiB moved.
-  const std::uint64_t key = graph.task(use).kernel_key;
+  const std::uint64_t key = graph.kernel_key(use);
   executor.performance_model().record_kernel(key, 0, 64, 1e-6);
   executor.performance_model().record_kernel(key, 1, 64, 2e-6);
   executor.run(graph);
@@ -88,7 +87,7 @@ TEST_CASE("Executor.Scheduling.unmeasured_kernels_are_measured_on_every_device")
   for (int slice = 0; slice < 32; ++slice) add_to_slice(graph, data, slice, 1);
   executor.run(graph);
   executor.wait();
-  const std::uint64_t key = graph.task({0}).kernel_key;
+  const std::uint64_t key = graph.kernel_key({0});
   for (std::size_t d = 0; d < 2; ++d) {
     CAPTURE(d);
     CHECK(executor.tasks_per_device()[d] > 0);
@@ -116,7 +115,7 @@ TEST_CASE("Executor.Scheduling.wait_returns_with_every_kernel_time_recorded") {
     for (int slice = 0; slice < tasks; ++slice) add_to_slice(graph, data, slice, 1);
     executor.run(graph);
     executor.wait();
-    const std::uint64_t key = graph.task({0}).kernel_key;
+    const std::uint64_t key = graph.kernel_key({0});
     const PerformanceModel& model = executor.performance_model();
     REQUIRE(model.kernel_samples(key, 0, 64) >= PerformanceModel::min_samples);
     REQUIRE(model.kernel_samples(key, 0, 64) + model.rejected() >= tasks);
@@ -172,7 +171,7 @@ TEST_CASE("Executor.Scheduling.policy_per_graph_and_per_task") {
   Buffer<int> data(64 * 9);
   Graph graph;
   for (int slice = 0; slice < 8; ++slice) add_to_slice(graph, data, slice, 1);
-  const std::uint64_t key = graph.task({0}).kernel_key;
+  const std::uint64_t key = graph.kernel_key({0});
   executor.performance_model().record_kernel(key, 0, 64, 1e-3);
   executor.performance_model().record_kernel(key, 1, 64, 3e-3);
   // Round robin would split 4/4; the graph's policy splits by predicted finish.

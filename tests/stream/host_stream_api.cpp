@@ -2,6 +2,7 @@
 #include "host_stream_api.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -27,7 +28,11 @@ struct Allocation {
 
 struct HostEvent {
   std::int64_t recorded_ns = -1;
+  bool timed = true;  // else elapsed_time refuses it, as the real APIs do
 };
+
+std::atomic<std::size_t> events_created{0};
+std::atomic<std::size_t> timed_events_created{0};
 
 struct HostKernel {
   const char* name;
@@ -266,8 +271,10 @@ stream::StreamApi make_api() {
                            },
                            "hostStreamWaitEvent"};
 
-  api.create_event = {[](Handle* event) -> Status {
-                        *event = new HostEvent;
+  api.create_event = {[](Handle* event, bool timed) -> Status {
+                        *event = new HostEvent{-1, timed};
+                        ++events_created;
+                        if (timed) ++timed_events_created;
                         return host_success;
                       },
                       "hostEventCreate"};
@@ -286,6 +293,7 @@ stream::StreamApi make_api() {
   api.elapsed_time = {[](float* milliseconds, Handle start, Handle end) -> Status {
                         const auto* first = static_cast<HostEvent*>(start);
                         const auto* second = static_cast<HostEvent*>(end);
+                        if (!first->timed || !second->timed) return host_not_found;
                         if (first->recorded_ns < 0 || second->recorded_ns < 0) return host_not_ready;
                         *milliseconds = static_cast<float>(second->recorded_ns - first->recorded_ns) * 1e-6f;
                         return host_success;
@@ -381,6 +389,8 @@ const stream::StreamApi& host_stream_api(const HostStreamOptions& options) {
   static const stream::StreamApi api = make_api();
   return api;
 }
+
+HostEventCounts host_event_counts() { return {events_created.load(), timed_events_created.load()}; }
 
 void fail_next_call(const std::string& call) {
   std::lock_guard lock(host().mutex);

@@ -32,6 +32,13 @@ struct HostStreamOptions {
 /// out)`, which stores the grid and block it was launched with.
 const stream::StreamApi& host_stream_api(const HostStreamOptions& options = {});
 
+/// Events the table has created so far, and how many of them with timing.
+struct HostEventCounts {
+  std::size_t created = 0;
+  std::size_t timed = 0;
+};
+HostEventCounts host_event_counts();
+
 /// Makes the next call named `call` (e.g. "hostLaunch") fail once.
 void fail_next_call(const std::string& call);
 

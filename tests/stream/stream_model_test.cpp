@@ -116,6 +116,32 @@ TEST_CASE("StreamModel.Events.ordered_and_waitable") {
   CHECK(a.ended_ns <= b.started_ns);
 }
 
+TEST_CASE("StreamModel.Events.untimed_commands_create_one_event_and_no_timestamps") {
+  HostDevices host;
+  auto queue = host.first.create_queue();
+  std::vector<int> values(256, 3);
+  auto buffer = host.first.allocate(values.size() * sizeof(int));
+  const std::size_t bytes = values.size() * sizeof(int);
+
+  queue->set_timing(false);
+  const HostEventCounts before_untimed = host_event_counts();
+  std::vector<std::shared_ptr<Event>> untimed;
+  for (int i = 0; i < 10; ++i) untimed.push_back(queue->write(*buffer, 0, values.data(), bytes));
+  const HostEventCounts after_untimed = host_event_counts();
+  CHECK(after_untimed.created - before_untimed.created == 10);
+  CHECK(after_untimed.timed == before_untimed.timed);
+  untimed.back()->wait();  // completion still works
+  CHECK(untimed.back()->is_complete());
+  CHECK_THROWS_AS(untimed.back()->timing(), Error);
+
+  queue->set_timing(true);
+  auto timed = queue->read(*buffer, 0, values.data(), bytes);
+  const HostEventCounts after_timed = host_event_counts();
+  CHECK(after_timed.created - after_untimed.created == 2);  // start and end
+  CHECK(after_timed.timed - after_untimed.timed == 2);
+  CHECK(timed->timing().started_ns <= timed->timing().ended_ns);
+}
+
 TEST_CASE("StreamModel.ProgramCache.binary_round_trip") {
   HostDevices host;
   const ProgramSource source{"host.cl", host_kernels_source, "-DUNUSED=1"};

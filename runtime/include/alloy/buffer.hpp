@@ -4,29 +4,34 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <map>
 #include <memory>
 #include <span>
 #include <vector>
 
-#include "alloy/backend/event.hpp"
 #include "alloy/backend/memory.hpp"
 #include "alloy/interval_set.hpp"
 
 namespace alloy {
 
 class Device;
-class Queue;
+class BufferStorage;
 
-/// The untyped state behind Buffer<T>: host memory and, per device, a replica
-/// with the byte ranges it holds valid data for. The executor keeps these
-/// consistent; programs see them only through Buffer<T> and slices.
+namespace detail {
+struct BufferState;
+BufferState& state_of(BufferStorage& storage);
+const BufferState& state_of(const BufferStorage& storage);
+}  // namespace detail
+
+/// The untyped memory behind Buffer<T>: host bytes and an identity. Where the
+/// bytes are valid (host, device replicas) is the executor's business, kept
+/// in an opaque state; programs see buffers only through Buffer<T> and slices.
 class BufferStorage {
  public:
   /// Zeroed host memory: page-locked through `pinned_by`'s backend when
   /// given (transfers then run asynchronously at full speed; the storage
   /// must then not outlive the Runtime), else ordinary memory.
   explicit BufferStorage(std::size_t bytes, Device* pinned_by = nullptr);
+  ~BufferStorage();
   BufferStorage(const BufferStorage&) = delete;
   BufferStorage& operator=(const BufferStorage&) = delete;
 
@@ -36,38 +41,16 @@ class BufferStorage {
   /// Unique per storage in this process; orders buffers deterministically.
   std::uint64_t id() const { return id_; }
 
-  /// A transfer that makes `range` valid somewhere once `event` completes:
-  /// users of that range there must wait for it.
-  struct PendingFill {
-    ByteRange range;
-    std::shared_ptr<Event> event;
-  };
-
-  struct Replica {
-    std::unique_ptr<DeviceBuffer> memory;
-    IntervalSet valid;
-    std::vector<PendingFill> fills;
-    /// Per queue, the last command that reads or writes this memory: the
-    /// replica may be freed once these completed (queues run in order).
-    std::vector<std::pair<Queue*, std::shared_ptr<Event>>> uses;
-    std::uint64_t last_use = 0;  ///< when a task last needed it: least recent goes first
-  };
-
-  /// Coherence state, changed only by the Executor running tasks on it (one
-  /// executor per buffer at a time).
-  IntervalSet& host_valid() { return host_valid_; }
-  std::vector<PendingFill>& host_fills() { return host_fills_; }
-  std::map<Device*, Replica>& replicas() { return replicas_; }
-
  private:
+  friend detail::BufferState& detail::state_of(BufferStorage&);
+  friend const detail::BufferState& detail::state_of(const BufferStorage&);
+
   std::size_t size_;
   std::unique_ptr<HostBuffer> pinned_;
   std::vector<std::byte> ordinary_;  // when not pinned
   std::byte* data_;
   std::uint64_t id_;
-  IntervalSet host_valid_;
-  std::vector<PendingFill> host_fills_;
-  std::map<Device*, Replica> replicas_;
+  std::unique_ptr<detail::BufferState> state_;
 };
 
 /// A byte range of one buffer. Overlapping slices conflict, disjoint ones do not.

@@ -5,13 +5,18 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "alloy/graph.hpp"
 #include "alloy/performance_model.hpp"
+#include "alloy/run.hpp"
 #include "alloy/runtime.hpp"
 
 namespace alloy {
+namespace detail {
+struct ExecutorState;
+}
 
 struct ExecutorOptions {
   std::vector<Device*> devices;  ///< empty: every device of the runtime
@@ -33,6 +38,15 @@ struct ExecutorOptions {
   unsigned host_threads = 0;
 };
 
+/// How Executor::run submits a graph.
+struct RunOptions {
+  /// Places the graph's tasks that name no policy; else the executor's.
+  std::optional<SchedulingPolicy> policy;
+  /// Earlier tasks (ids from Run::task) the graph's entry tasks run after,
+  /// besides what their accesses imply.
+  std::vector<TaskId> after;
+};
+
 /// Runs tasks on devices with data-flow ordering: each task starts once the
 /// tasks it depends on (Graph's inferred and explicit edges) have; device
 /// tasks wait for each other through device events, not the host. Buffers'
@@ -40,15 +54,33 @@ struct ExecutorOptions {
 /// between devices where the backend allows, else through host memory.
 ///
 ///   alloy::Executor executor(runtime);
-///   executor.run(graph);       // returns at once
-///   executor.synchronize(y);   // y.host() is now current
-///   executor.wait();           // everything done; throws the first failure
+///   alloy::Run run = executor.run(graph);  // returns at once
+///   executor.synchronize(y);               // y.host() is now current
+///   run.wait();                            // that graph done; throws its first failure
+///   executor.wait();                       // everything done; throws the first failure
 ///
 /// Tasks may also be submitted one by one (kernel, copy, fill, host): they
-/// behave as if run in submission order. Thread-safe; a buffer must be used
-/// by one executor at a time. Must not outlive its Runtime.
+/// behave as if run in submission order. Every submission returns a Run;
+/// task ids (Run::task) are unique for the executor's life. Thread-safe; a
+/// buffer must be used by one executor at a time. Must not outlive its
+/// Runtime.
+///
+/// Errors: submissions throw InvalidArgument for what can be told at once
+/// (an access outside its buffer, an `after` id not given out yet, a task's
+/// device index out of range reported as the task's failure); everything
+/// else a task meets while running (compile errors, a refused launch, an
+/// exception from a host function, device memory that cannot fit) is that
+/// task's failure: its dependents do not run, Run::wait() or wait() throws
+/// it, and the executor stays usable.
+///
+/// Lifetimes: a graph may change or go once run() returned (the run keeps
+/// what it needs); buffers are kept by the tasks using them. A KernelArg
+/// scalar is copied; a kernel argument that is a buffer must be passed as
+/// an Access (read/write/read_write), never as a raw DeviceBuffer.
 class Executor {
  public:
+  /// InvalidArgument when neither `options.devices` nor the runtime has a
+  /// device; InvalidArgument for a malformed ALLOY_DEVICE_MEMORY_LIMIT.
   explicit Executor(Runtime& runtime, ExecutorOptions options = {});
   /// Waits for all work; failures are logged, not thrown.
   ~Executor();
@@ -56,55 +88,66 @@ class Executor {
   Executor& operator=(const Executor&) = delete;
 
   /// Submits every task of `graph`, ordered after everything submitted
-  /// before; `policy` places those of its tasks that name none.
-  void run(const Graph& graph, std::optional<SchedulingPolicy> policy = std::nullopt);
+  /// before (as their accesses imply) and after `options.after`. Edges
+  /// within the graph were inferred when it was built; only its first
+  /// accesses are linked to earlier work here. InvalidArgument for an
+  /// `after` id not given out yet.
+  Run run(const Graph& graph, RunOptions options = {});
+  /// The same, placing the graph's tasks that name no policy by `policy`.
+  Run run(const Graph& graph, std::optional<SchedulingPolicy> policy) {
+    return run(graph, RunOptions{policy, {}});
+  }
 
-  TaskId kernel(ProgramSource source, std::string kernel_name, LaunchRange range,
-                std::vector<TaskArg> args, TaskOptions options = {});
-  TaskId kernel(const TunableKernel& kernel, Extent problem, std::vector<TaskArg> args,
-                TaskOptions options = {});
-  TaskId copy(BufferSlice from, BufferSlice to, TaskOptions options = {});
+  /// One-task calls: as Graph's (which throw what these throw), submitted
+  /// at once; TaskOptions::after names ids from earlier Runs.
+  Run kernel(ProgramSource source, std::string kernel_name, LaunchRange range,
+             std::vector<TaskArg> args, TaskOptions options = {});
+  Run kernel(const TunableKernel& kernel, Extent problem, std::vector<TaskArg> args,
+             TaskOptions options = {});
+  Run copy(BufferSlice from, BufferSlice to, TaskOptions options = {});
   template <class T>
-  TaskId fill(BufferSlice slice, T value, TaskOptions options = {});
-  TaskId host(std::vector<Access> accesses, std::function<void()> function,
-              TaskOptions options = {});
+  Run fill(BufferSlice slice, T value, TaskOptions options = {});
+  Run host(std::vector<Access> accesses, std::function<void()> function, TaskOptions options = {});
 
   /// Blocks until the host copy of the slice reflects every task submitted
   /// so far that writes it; other work goes on. Needs no host worker. From a
   /// host task of this executor, Error if the slice waits for that task.
+  /// Error naming the failed task when one the slice depends on failed.
   void synchronize(const BufferSlice& slice);
   template <class T>
   void synchronize(const Buffer<T>& buffer) { synchronize(buffer.whole()); }
 
   /// Blocks until all submitted work is done, then reports every failure
-  /// not reported before: throws the first (an Error naming the task and
-  /// how many more there were) and logs the others as warnings. The
-  /// executor stays usable either way. When several threads wait at once,
-  /// each failure goes to one of them. Error at once when called from one
-  /// of this executor's host tasks, which it would wait for.
+  /// not reported before (by an earlier wait() or a Run's): throws the first
+  /// (an Error naming the task and how many more there were) and logs the
+  /// others as warnings. The executor stays usable either way. When several
+  /// threads wait at once, each failure goes to one of them. Error at once
+  /// when called from one of this executor's host tasks, which it would
+  /// wait for.
   void wait();
 
   const std::vector<Device*>& devices() const;
-  /// What earliest_finish_time predicts from; record into it to seed it.
+  /// What earliest_finish_time predicts from; record into it to seed it
+  /// (keys from Graph::kernel_key). Every kernel and transfer time measured
+  /// before wait() returned is in it.
   PerformanceModel& performance_model();
   /// Tasks run per device since the executor was made, in devices() order.
   std::vector<std::size_t> tasks_per_device() const;
 
-  struct State;  ///< defined in executor.cpp
-
  private:
-  /// Submits the single task of `one`, whose edges are inferred again here;
+  /// Submits the single task of `one`, after the tasks `after` names;
   /// `runs_inline` for a host task that only signals (synchronize's).
-  TaskId submit_only_task(const Graph& one, bool runs_inline = false);
+  Run submit_only_task(Graph one, std::vector<TaskId> after, bool runs_inline = false);
 
-  std::unique_ptr<State> state_;
+  std::unique_ptr<detail::ExecutorState> state_;
 };
 
 template <class T>
-TaskId Executor::fill(BufferSlice slice, T value, TaskOptions options) {
+Run Executor::fill(BufferSlice slice, T value, TaskOptions options) {
+  std::vector<TaskId> after = std::exchange(options.after, {});
   Graph one;
   one.fill(std::move(slice), value, std::move(options));
-  return submit_only_task(one);
+  return submit_only_task(std::move(one), std::move(after));
 }
 
 }  // namespace alloy

@@ -19,9 +19,12 @@
 #include "alloy/tunable_kernel.hpp"
 
 namespace alloy {
+class Graph;
 namespace detail {
-class DependencyTracker;
-}
+struct GraphData;
+std::shared_ptr<const GraphData> snapshot(const Graph& graph);
+std::shared_ptr<GraphData> take(Graph&& graph);
+}  // namespace detail
 
 enum class SchedulingPolicy {
   /// Task i goes to device i mod n (among tasks without a fixed device).
@@ -35,9 +38,10 @@ enum class SchedulingPolicy {
   earliest_finish_time,
 };
 
-/// A task's position in its graph.
+/// A task's position in its graph, or, as an executor returns it, the task's
+/// number in that executor: unique for the executor's life.
 struct TaskId {
-  std::uint32_t index = 0;
+  std::uint64_t index = 0;
   bool operator==(const TaskId&) const = default;
 };
 
@@ -61,37 +65,11 @@ struct TaskOptions {
   /// How to pick the device when `device` is not given; by default the
   /// graph's policy (Executor::run), else the executor's.
   std::optional<SchedulingPolicy> policy;
-};
-
-enum class TaskKind { kernel, copy, fill, host };
-
-struct Task {
-  TaskKind kind = TaskKind::host;
-  TaskOptions options;
-  std::vector<Access> accesses;
-  std::vector<TaskId> dependencies;  ///< inferred and explicit, without repeats
-  std::vector<TaskId> ordered_after;  ///< the explicit ones alone (Graph::order)
-
-  // kernel: arguments refer to accesses by index, or are scalars
-  std::shared_ptr<const ProgramSource> source;  ///< shared by the tasks of one program
-  std::string kernel_name;
-  /// Hash of the source, its options and name, and the kernel name: keys
-  /// kernel lookups and timing history.
-  std::uint64_t kernel_key = 0;
-  std::optional<LaunchRange> range;
-  std::vector<std::variant<std::size_t, KernelArg>> args;
-  /// Set for a tunable kernel: its source options and range are chosen per
-  /// device from the tuning profiles when the task is placed, so `source`
-  /// and `range` are unset.
-  std::shared_ptr<const TunableKernel> tunable;
-  Extent problem;
-  // fill
-  std::uint32_t pattern = 0;
-  std::size_t pattern_bytes = 0;
-  // host
-  std::function<void()> function;
-
-  std::string label(TaskId id) const;  ///< "task 7 'scale' (kernel)"
+  /// Tasks this one runs after besides those its accesses imply: in a
+  /// Graph, tasks added to it before (as Graph::order does); in an
+  /// Executor's one-task calls, ids it returned before (Run::task), also of
+  /// work wait() has already seen finish.
+  std::vector<TaskId> after;
 };
 
 /// A graph is built once and can be run many times by an Executor. Edges
@@ -122,34 +100,35 @@ class Graph {
   /// in host memory (Buffer<T>::host()).
   TaskId host(std::vector<Access> accesses, std::function<void()> function,
               TaskOptions options = {});
-  /// An edge the accesses do not imply.
+  /// An edge the accesses do not imply. InvalidArgument unless `before`
+  /// was added before `after`.
   void order(TaskId before, TaskId after);
 
-  /// Adds a task as built by hand: its `dependencies` are kept (as explicit
-  /// edges) and the inferred ones added. The other calls end here.
-  TaskId add(Task task);
-
-  const std::vector<Task>& tasks() const { return tasks_; }
-  const Task& task(TaskId id) const { return tasks_.at(id.index); }
-  std::size_t size() const { return tasks_.size(); }
+  std::size_t size() const;
+  /// The tasks of this graph that `id` runs after, inferred from accesses
+  /// and explicit: sorted, without repeats.
+  const std::vector<TaskId>& dependencies(TaskId id) const;
+  /// The key under which PerformanceModel keeps kernel task `id`'s times
+  /// (to seed it); InvalidArgument for a task that is not a kernel.
+  std::uint64_t kernel_key(TaskId id) const;
+  /// "task 7 'scale' (kernel)", as errors name it.
+  std::string label(TaskId id) const;
 
  private:
+  friend std::shared_ptr<const detail::GraphData> detail::snapshot(const Graph&);
+  friend std::shared_ptr<detail::GraphData> detail::take(Graph&&);
+
   TaskId fill_bytes(BufferSlice slice, std::uint32_t pattern, std::size_t pattern_bytes,
                     TaskOptions options);
+  /// Infers the new task's edges and appends it.
+  template <class Work>
+  TaskId add(Work work, TaskOptions options, std::vector<Access> accesses);
+  /// The data, copied first if a snapshot shares it.
+  detail::GraphData& writable();
+  const detail::GraphData& data() const;
 
-  struct SharedSource {
-    std::shared_ptr<const ProgramSource> source;
-    std::uint64_t hash;  ///< of its text, options and name
-  };
-  /// The shared copy of `source`, made (and hashed) once per distinct program.
-  const SharedSource& share(ProgramSource source);
-  void add_arguments(Task& task, std::vector<TaskArg> args);
-
-  std::vector<Task> tasks_;
-  std::unique_ptr<detail::DependencyTracker> tracker_;
-  std::vector<SharedSource> sources_;
-  // By TunableKernel::description_hash().
-  std::vector<std::pair<std::string, std::shared_ptr<const TunableKernel>>> tunables_;
+  // Shared with the snapshots of runs in flight until the graph changes.
+  mutable std::shared_ptr<detail::GraphData> data_;
 };
 
 template <class T>

@@ -56,6 +56,14 @@ class Queue {
   /// Blocks until every command submitted so far has completed.
   void finish();
 
+  /// Whether commands submitted from now on record device timestamps for
+  /// Event::timing(): on by default. Off, a backend may skip what timing
+  /// costs per command (CUDA and HIP: a second event and its timestamp);
+  /// timing() of such a command throws Error. OpenCL queues time every
+  /// command either way.
+  void set_timing(bool on) { timing_ = on; }
+  bool timing() const { return timing_; }
+
  private:
   virtual std::shared_ptr<Event> do_write(DeviceBuffer& dst, std::size_t dst_offset,
                                           const void* src, std::size_t bytes) = 0;
@@ -73,6 +81,7 @@ class Queue {
   virtual void do_finish() = 0;
 
   Device& device_;
+  bool timing_ = true;
 };
 
 }  // namespace alloy

@@ -1,5 +1,5 @@
-// Device placement policies.
-#include "scheduler.hpp"
+// Device placement policies, and the measurements they learn from.
+#include "placement.hpp"
 
 #include <algorithm>
 #include <string>
@@ -8,40 +8,36 @@
 
 namespace alloy::detail {
 
-std::size_t work_items(const Task& task) {
-  // A tunable kernel's range depends on the device: its problem size stands in.
-  if (task.tunable) return task.problem.count();
-  return task.range ? task.range->global.count() : 0;
-}
-
-Scheduler::Scheduler(const ExecutorOptions& options, std::size_t device_count,
-                     const PerformanceModel& model)
+Placement::Placement(const ExecutorOptions& options, std::size_t device_count,
+                     CompletionWatcher& watcher)
     : policy_(options.policy),
       deterministic_(options.deterministic),
       device_count_(device_count),
-      model_(model),
+      watcher_(watcher),
       assigned_(device_count, 0),
       free_at_(device_count, 0.0) {}
 
-SchedulingPolicy Scheduler::policy_for(const Task& task) const {
-  return task.options.policy.value_or(policy_);
+SchedulingPolicy Placement::policy_for(const Task& task,
+                                       std::optional<SchedulingPolicy> run_policy) const {
+  return task.options.policy.value_or(run_policy.value_or(policy_));
 }
 
-double Scheduler::now() const {
+double Placement::now() const {
   if (deterministic_) return 0;
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }
 
-std::optional<double> Scheduler::estimate(const Task& task, std::size_t device) const {
-  if (task.kind == TaskKind::kernel) {
-    return model_.kernel_seconds(task.kernel_key, device, work_items(task));
+std::optional<double> Placement::estimate(const Task& task, std::size_t device) const {
+  if (const KernelWork* kernel = task.kernel()) {
+    return model_.kernel_seconds(kernel->key, device, kernel->work_items());
   }
   // Copies and fills move their bytes at about transfer speed.
   const std::size_t bytes = task.accesses.empty() ? 0 : task.accesses.back().slice.range.size();
   return static_cast<double>(bytes) / model_.bytes_per_second(device);
 }
 
-std::size_t Scheduler::choose(const Task& task, const std::function<DeviceLoad(std::size_t)>& load) {
+std::size_t Placement::choose(const Task& task, SchedulingPolicy policy,
+                              const std::function<DeviceLoad(std::size_t)>& load) {
   std::size_t chosen = 0;
   if (task.options.device) {
     if (*task.options.device >= device_count_) {
@@ -49,9 +45,9 @@ std::size_t Scheduler::choose(const Task& task, const std::function<DeviceLoad(s
                             " but the executor has " + std::to_string(device_count_));
     }
     chosen = *task.options.device;
-  } else if (policy_for(task) == SchedulingPolicy::earliest_finish_time) {
+  } else if (policy == SchedulingPolicy::earliest_finish_time) {
     return earliest_finish(task, load);
-  } else if (policy_for(task) == SchedulingPolicy::least_loaded) {
+  } else if (policy == SchedulingPolicy::least_loaded) {
     std::size_t best_load = 0;
     for (std::size_t d = 0; d < device_count_; ++d) {
       const std::size_t busy = deterministic_ ? assigned_[d] : load(d).in_flight;
@@ -67,7 +63,7 @@ std::size_t Scheduler::choose(const Task& task, const std::function<DeviceLoad(s
   return chosen;
 }
 
-std::size_t Scheduler::earliest_finish(const Task& task,
+std::size_t Placement::earliest_finish(const Task& task,
                                        const std::function<DeviceLoad(std::size_t)>& load) {
   std::vector<DeviceLoad> loads;
   std::vector<std::optional<double>> seconds;
@@ -107,6 +103,37 @@ std::size_t Scheduler::earliest_finish(const Task& task,
   }
   ++assigned_[chosen];
   return chosen;
+}
+
+bool Placement::measures(SchedulingPolicy policy) const {
+  return !deterministic_ && policy == SchedulingPolicy::earliest_finish_time;
+}
+
+bool Placement::samples_kernel(const Task& task, SchedulingPolicy policy, std::size_t device) {
+  const KernelWork* kernel = task.kernel();
+  if (!kernel || !measures(policy)) return false;
+  const std::size_t launches = kernel_launches_[{device, kernel->key}]++;
+  return launches < sample_every || launches % sample_every == 0 ||
+         model_.kernel_samples(kernel->key, device, kernel->work_items()) < PerformanceModel::min_samples;
+}
+
+void Placement::measure(const Task& task, std::size_t device, std::shared_ptr<Event> done,
+                        std::vector<TimedTransfer> transfers) {
+  for (auto& transfer : transfers) {
+    watcher_.watch({transfer.event}, [this, transfer](std::exception_ptr failed) {
+      if (failed) return;
+      const double seconds = static_cast<double>(transfer.event->timing().duration_ns()) * 1e-9;
+      model_.record_transfer(transfer.device, transfer.bytes, seconds);
+    });
+  }
+  if (!done) return;
+  const KernelWork& kernel = *task.kernel();
+  watcher_.watch({done}, [this, key = kernel.key, device, items = kernel.work_items(),
+                          done](std::exception_ptr failed) {
+    if (failed) return;
+    const double seconds = static_cast<double>(done->timing().duration_ns()) * 1e-9;
+    model_.record_kernel(key, device, items, seconds);
+  });
 }
 
 }  // namespace alloy::detail

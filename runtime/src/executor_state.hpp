@@ -1,0 +1,179 @@
+// Everything an Executor keeps, and the data flow that starts its tasks
+// (internal to the runtime).
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "alloy/executor.hpp"
+#include "coherence.hpp"
+#include "completion_watcher.hpp"
+#include "host_pool.hpp"
+#include "kernel_resolver.hpp"
+#include "lanes.hpp"
+#include "placement.hpp"
+#include "residency.hpp"
+#include "run_record.hpp"
+
+namespace alloy::detail {
+
+/// Ready tasks are issued highest rank first: the explicit priority, then the
+/// remaining critical path (tasks on the longest chain of dependents), then
+/// submission order.
+struct Rank {
+  int priority = 0;
+  std::uint32_t critical_path = 1;
+};
+
+struct ReadyTask {
+  Rank rank;
+  std::uint64_t id;
+
+  /// std::push_heap keeps the greatest on top: "a < b" means b goes first.
+  friend bool operator<(const ReadyTask& a, const ReadyTask& b) {
+    if (a.rank.priority != b.rank.priority) return a.rank.priority < b.rank.priority;
+    if (a.rank.critical_path != b.rank.critical_path) {
+      return a.rank.critical_path < b.rank.critical_path;
+    }
+    return a.id > b.id;
+  }
+};
+
+/// One submitted task, from submission until wait() forgets it.
+struct TaskState {
+  const Task* task = nullptr;  ///< in its run's graph
+  RunRecord* run = nullptr;    ///< held by ExecutorState::runs while this lives
+  std::uint64_t in_graph = 0;  ///< its id in its graph
+  /// Tasks of earlier submissions it follows (executor-wide ids), besides
+  /// those of its own graph: sorted, without repeats.
+  std::vector<TaskId> earlier;
+  /// A host task's function, copied from the graph (or moved, for a
+  /// one-task call): dropped unrun when the task fails, which breaks any
+  /// promise it holds (synchronize's).
+  std::function<void()> function;
+  Rank rank;
+  std::vector<std::uint64_t> dependents;
+  std::size_t unreleased = 0;  ///< dependencies whose dependents may not start yet
+  bool released = false;       ///< device task enqueued, or host task finished
+  /// Runs on whichever thread finds it ready, not on a host worker: it does
+  /// nothing that takes time (synchronize's signal, a copy of no bytes).
+  bool runs_inline = false;
+  std::optional<std::size_t> device;  ///< where placement put it
+  std::exception_ptr error;
+  Queue* queue = nullptr;
+  std::shared_ptr<Event> event;  ///< a device task's completion
+};
+
+struct ExecutorState {
+  ExecutorState(Runtime& runtime, ExecutorOptions options);
+
+  Runtime& runtime;
+  ExecutorOptions options;
+  std::vector<Device*> devices;
+  std::vector<DeviceLanes> lanes;
+  Coherence coherence;
+  Residency residency;
+  KernelResolver kernels;
+  std::vector<std::size_t> task_counts;
+  bool tracks_load = false;  ///< some task was placed by load: lanes count what is in flight
+
+  std::mutex mutex;
+  std::condition_variable settled;  ///< `handed_off` fell to 0
+  DependencyTracker tracker;  ///< edges across submissions since wait() last forgot
+  /// Tasks with ids from `first_live` on; earlier ones are finished and
+  /// forgotten, their failures reported.
+  std::deque<TaskState> tasks;
+  std::uint64_t first_live = 0;
+  std::deque<std::shared_ptr<RunRecord>> runs;  ///< those with live tasks
+  std::uint32_t graph_runs = 0;
+  std::vector<ReadyTask> ready;  ///< a heap
+  /// Tasks another thread will finish or start again: host tasks running or
+  /// waiting for their inputs, device tasks waiting for device memory.
+  std::size_t handed_off = 0;
+  std::vector<std::vector<std::uint64_t>> waiting_for_memory;  ///< per device
+  std::set<std::shared_ptr<BufferStorage>> buffers;  ///< replicas to bring home at the end
+
+  Placement placement;  // records into its model from the watcher's callbacks
+  HostPool host_pool;
+  CompletionWatcher watcher;  // last: stops before what its callbacks use
+
+  // All below run with `mutex` held.
+  TaskState& task(std::uint64_t id) { return tasks[id - first_live]; }
+  const TaskState& task(std::uint64_t id) const { return tasks[id - first_live]; }
+  bool live(std::uint64_t id) const { return id >= first_live && id < first_live + tasks.size(); }
+  std::uint64_t next_id() const { return first_live + tasks.size(); }
+  std::string label(std::uint64_t id) const;
+  /// Calls `f(id)` for every task `state` runs after that is still live.
+  template <class F>
+  void for_each_dependency(const TaskState& state, F&& f) const;
+
+  /// A one-task call's task: its host function, moved out of the graph, and
+  /// whether it runs inline (synchronize's signal).
+  struct OneTask {
+    std::function<void()> function;
+    bool runs_inline = false;
+  };
+  /// Submits a run of `graph`: ids, edges to earlier work (and to `after`,
+  /// for its entry tasks), ready tasks started.
+  std::shared_ptr<RunRecord> submit(std::shared_ptr<const GraphData> graph,
+                                    std::optional<SchedulingPolicy> policy,
+                                    const std::vector<TaskId>& after,
+                                    std::optional<OneTask> one_task = std::nullopt);
+  /// True if task `id` cannot start before task `running` has finished.
+  bool waits_for(std::uint64_t id, std::uint64_t running) const;
+  /// "task 3 'scale' (kernel), which failed: ...": up the failed
+  /// dependencies of task `id` to the first that failed on its own.
+  std::string failure_behind(std::uint64_t id) const;
+  void make_ready(std::uint64_t id);
+  void drain();
+  void release(std::uint64_t id);
+  void fail(std::uint64_t id, std::exception_ptr error);
+  void start(std::uint64_t id);
+  /// Device tasks (device_tasks.cpp); false when it waits for memory.
+  bool start_device_task(std::uint64_t id);
+  /// Hands evictions started meanwhile to the completion thread.
+  void retire_evicted();
+  /// Host tasks (host_tasks.cpp).
+  void start_host_task(std::uint64_t id);
+  /// On a host worker (or the completion thread), without the lock; the
+  /// function travels with the work, so running it takes the lock once.
+  void run_host_task(std::uint64_t id, std::function<void()> function);
+  void finish_host_task(std::uint64_t id, std::exception_ptr error);  // without the lock
+  /// Once every task of `run` is released: marks it done when its device
+  /// commands complete, collecting their failures (on the completion thread).
+  void complete_when_commands_done(RunRecord& run);
+  /// After wait(): forgets finished tasks and runs, and frees the replicas of
+  /// buffers only this executor still holds.
+  void forget_finished();
+};
+
+template <class F>
+void ExecutorState::for_each_dependency(const TaskState& state, F&& f) const {
+  const std::uint64_t first = state.run->first;
+  for (TaskId before : state.run->graph->dependencies[state.in_graph]) f(first + before.index);
+  for (TaskId before : state.earlier) {
+    if (live(before.index)) f(before.index);
+  }
+}
+
+/// The host task this thread is running, if any: blocking calls made from
+/// one must not wait for it.
+struct RunningHostTask {
+  const ExecutorState* executor = nullptr;
+  std::uint64_t id = 0;
+};
+RunningHostTask& running_host_task();
+
+/// Error if this thread runs a host task of `run`'s executor that `run`
+/// waits for (Run::wait would then wait for itself).
+void check_not_waited_for_by_running_host_task(const RunRecord& run);
+
+}  // namespace alloy::detail

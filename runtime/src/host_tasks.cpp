@@ -1,0 +1,101 @@
+// Starting and finishing host tasks.
+#include <utility>
+
+#include "alloy/error.hpp"
+#include "executor_state.hpp"
+
+namespace alloy::detail {
+
+void ExecutorState::start_host_task(std::uint64_t id) {
+  TaskState& state = task(id);
+  std::vector<std::shared_ptr<Event>> producers;
+  for_each_dependency(state, [&](std::uint64_t before) {
+    if (const auto& event = task(before).event) producers.push_back(event);
+  });
+  std::vector<std::shared_ptr<Event>> waits = producers;
+  for (const Access& access : state.task->accesses) {
+    buffers.insert(access.slice.storage);
+    coherence.prepare_on_host(access, producers, waits);
+  }
+  for (const Access& access : state.task->accesses) {
+    if (writes(access.mode)) coherence.written_on_host(access);
+  }
+  std::erase_if(waits, [](const auto& event) { return event->is_complete(); });
+  if (state.task->on_host()) state.run->count_host_task();
+  const bool runs_inline = state.runs_inline;
+  if (waits.empty() && runs_inline) {
+    if (state.function) state.function();
+    state.function = nullptr;
+    release(id);
+    return;
+  }
+  ++handed_off;
+  std::function<void()> function = std::move(state.function);
+  if (waits.empty()) {
+    host_pool.post([this, id, function = std::move(function)]() mutable {
+      run_host_task(id, std::move(function));
+    });
+    return;
+  }
+  // The completion thread waits for the device work; the feeder goes on.
+  watcher.watch(std::move(waits), [this, id, runs_inline, function = std::move(function)](
+                                      std::exception_ptr failed) mutable {
+    if (failed) {
+      function = nullptr;  // breaks the promise of a synchronize waiting on it
+      finish_host_task(id, std::move(failed));
+    } else if (runs_inline) {
+      run_host_task(id, std::move(function));
+    } else {
+      host_pool.post([this, id, function = std::move(function)]() mutable {
+        run_host_task(id, std::move(function));
+      });
+    }
+  });
+}
+
+void ExecutorState::run_host_task(std::uint64_t id, std::function<void()> function) {
+  std::exception_ptr error;
+  const RunningHostTask outer = std::exchange(running_host_task(), {this, id});
+  try {
+    if (function) function();
+  } catch (...) {
+    error = std::current_exception();
+  }
+  running_host_task() = outer;
+  function = nullptr;  // releases what it holds before dependents are told
+  finish_host_task(id, std::move(error));
+}
+
+void ExecutorState::finish_host_task(std::uint64_t id, std::exception_ptr error) {
+  HostPool::Finishing finishing;  // this thread runs the next ready host task
+  std::lock_guard lock(mutex);
+  if (error) {
+    // Moved, not copied: the task's state then holds the only reference, so
+    // the exception is freed under the lock by whoever forgets the task, never
+    // by this thread after wait() read it (libstdc++'s reference count is
+    // invisible to ThreadSanitizer).
+    fail(id, std::move(error));
+  } else {
+    release(id);
+  }
+  drain();
+  // Only the last one wakes wait(): its condition.
+  if (--handed_off == 0) settled.notify_all();
+}
+
+void check_not_waited_for_by_running_host_task(const RunRecord& run) {
+  const RunningHostTask running = running_host_task();
+  // Only from one of its own host tasks is the executor known to be alive.
+  if (running.executor != run.executor) return;
+  ExecutorState& executor = *run.executor;
+  std::lock_guard lock(executor.mutex);
+  for (std::uint64_t id = run.first; id < run.first + run.size(); ++id) {
+    if (executor.live(id) && executor.waits_for(id, running.id)) {
+      throw Error("Run::wait called from " + executor.label(running.id) +
+                  " would wait for that task itself: the run has tasks after it; wait from "
+                  "outside the executor's tasks, or declare what the task needs among its accesses");
+    }
+  }
+}
+
+}  // namespace alloy::detail

@@ -1,0 +1,43 @@
+// The compiled kernel a kernel task runs on a device (internal to the runtime).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "alloy/runtime.hpp"
+#include "task.hpp"
+
+namespace alloy::detail {
+
+/// Finds a kernel task's kernel and range on a device: a fixed kernel from
+/// the compile cache, a tunable one with the configuration the device's
+/// tuning profile chose (Runtime::tuned). Kept per (device, kernel key)
+/// because a Program hands out kernels it does not keep, and looking one up
+/// in the compile cache costs more than launching it. Not thread-safe.
+class KernelResolver {
+ public:
+  explicit KernelResolver(Runtime& runtime) : runtime_(runtime) {}
+
+  struct Resolved {
+    Kernel& kernel;
+    const LaunchRange& range;
+  };
+  /// Compiles on first use; the compiler's errors are thrown.
+  Resolved resolve(const KernelWork& work, Device& device, std::size_t device_index);
+
+ private:
+  struct Prepared {
+    std::shared_ptr<Kernel> kernel;
+    /// A tunable kernel's range follows from the profile; a fixed kernel
+    /// launches over its task's.
+    std::optional<LaunchRange> range;
+  };
+
+  Runtime& runtime_;
+  std::map<std::pair<std::size_t, std::uint64_t>, Prepared> kernels_;
+};
+
+}  // namespace alloy::detail

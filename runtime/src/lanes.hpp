@@ -1,0 +1,44 @@
+// One device's in-order queues as the executor uses them (internal to the
+// runtime).
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "alloy/backend/device.hpp"
+
+namespace alloy::detail {
+
+/// A host-to-device transfer enqueued with timing, for bandwidth estimates.
+struct TimedTransfer {
+  std::size_t device;
+  std::size_t bytes;
+  std::shared_ptr<Event> event;
+};
+
+/// Compute lanes for kernels, one lane for transfers into the device, copies
+/// and fills, one for transfers out: so that the three overlap.
+class DeviceLanes {
+ public:
+  DeviceLanes(Device& device, unsigned compute_lanes);
+
+  Queue& next_compute();
+  Queue& copy_in() { return *copy_in_; }
+  Queue& copy_out() { return *copy_out_; }
+
+  /// Commands submitted and not yet seen complete, for least-loaded placement.
+  void track(const std::shared_ptr<Event>& event);
+  std::size_t in_flight();
+  /// Every tracked command is known complete.
+  void all_complete() { in_flight_.clear(); }
+
+ private:
+  std::vector<std::unique_ptr<Queue>> compute_;
+  std::size_t next_compute_ = 0;
+  std::unique_ptr<Queue> copy_in_;
+  std::unique_ptr<Queue> copy_out_;
+  std::deque<std::shared_ptr<Event>> in_flight_;
+};
+
+}  // namespace alloy::detail

@@ -1,0 +1,71 @@
+// What the executor knows of one submission: its tasks' ids, its failures and
+// statistics, and when it is done (internal to the runtime).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "alloy/backend/event.hpp"
+#include "graph_data.hpp"
+
+namespace alloy::detail {
+
+struct ExecutorState;
+
+struct RunRecord : std::enable_shared_from_this<RunRecord> {
+  // Set at submission, then only read.
+  std::shared_ptr<const GraphData> graph;
+  std::uint64_t first = 0;   ///< the executor-wide id of its task 0
+  std::uint32_t number = 0;  ///< counts graph runs, for labels; 0: a one-task call
+  std::optional<SchedulingPolicy> policy;  ///< for its tasks that name none
+  std::chrono::steady_clock::time_point submitted = std::chrono::steady_clock::now();
+  /// Valid until done: Run::wait() asks it whether it is called from a host
+  /// task the run waits for (the executor outlives its host tasks).
+  ExecutorState* executor = nullptr;
+
+  // Under the executor's lock.
+  std::size_t unreleased = 0;  ///< tasks not yet enqueued, or not yet finished on the host
+  /// Its device tasks and their commands, in id order: once the last of
+  /// each queue completed, so did all (queues run in order).
+  std::vector<std::pair<std::uint64_t, std::shared_ptr<Event>>> device_commands;
+
+  std::size_t size() const { return graph->tasks.size(); }
+  bool contains(std::uint64_t id) const { return id >= first && id < first + size(); }
+
+  // Under `mutex`: read by Run handles without the executor.
+  struct Failure {
+    std::uint64_t task;
+    std::string message;  ///< "task 3 'scale' (kernel) of graph run 2 failed: ..."
+    bool reported = false;
+  };
+  mutable std::mutex mutex;
+  std::condition_variable finished;
+  bool done = false;
+  std::chrono::steady_clock::time_point finished_at;
+  std::vector<std::size_t> tasks_per_device;
+  std::size_t host_tasks = 0;
+  std::vector<Failure> failures;
+
+  void add_failure(std::uint64_t task, std::string message);
+  void count_device_task(std::size_t device);
+  void count_host_task();
+  /// Marks the run done and wakes its waiters.
+  void finish();
+  /// Failures not reported yet, first task first; they count as reported now.
+  std::vector<std::string> take_unreported();
+};
+
+/// What `error` says.
+std::string describe(std::exception_ptr error);
+/// Throws the first of `failures` (with how many more there were) and logs
+/// the others as warnings, prefixed by `operation`; nothing when empty.
+void report_failures(const std::vector<std::string>& failures, const std::string& operation);
+
+}  // namespace alloy::detail

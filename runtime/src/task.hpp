@@ -1,0 +1,84 @@
+// What one task of a graph does, as the graph keeps it and the executor runs
+// it (internal to the runtime; programs see TaskIds only).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "alloy/backend/program.hpp"
+#include "alloy/buffer.hpp"
+#include "alloy/graph.hpp"
+#include "alloy/kernel_args.hpp"
+#include "alloy/launch_range.hpp"
+#include "alloy/tunable_kernel.hpp"
+
+namespace alloy::detail {
+
+/// A kernel argument: the index of one of the task's accesses, or a scalar.
+using TaskArgument = std::variant<std::size_t, KernelArg>;
+
+/// A kernel of a fixed program, launched over the range given.
+struct FixedKernel {
+  std::shared_ptr<const ProgramSource> source;  ///< shared by the tasks of one program
+  LaunchRange range;
+};
+
+/// A tunable kernel: the source options and range follow from the device's
+/// tuning profile and the problem when the task is placed.
+struct TunedKernelCall {
+  std::shared_ptr<const TunableKernel> tunable;  ///< shared by the tasks of one description
+  Extent problem;
+};
+
+struct KernelWork {
+  std::variant<FixedKernel, TunedKernelCall> program;
+  std::string kernel_name;
+  std::vector<TaskArgument> args;
+  /// Keys the executor's kernel cache and the performance model's history.
+  /// A fixed kernel: the hash of its source, options, program name and
+  /// kernel name. A tunable one: of its description and the problem, since
+  /// its configuration follows from those and the device.
+  std::uint64_t key = 0;
+
+  /// Work-items: the size timings are kept for. A tunable kernel's range
+  /// depends on the device, so its problem size stands in.
+  std::size_t work_items() const;
+};
+
+/// accesses[0] is copied into accesses[1].
+struct CopyWork {};
+
+/// A 1-, 2- or 4-byte pattern repeated over accesses[0].
+struct FillWork {
+  std::uint32_t pattern = 0;
+  std::size_t pattern_bytes = 0;
+};
+
+/// Runs on a host thread once its accesses are current in host memory.
+struct HostWork {
+  std::function<void()> function;
+};
+
+struct Task {
+  std::variant<KernelWork, CopyWork, FillWork, HostWork> work;
+  TaskOptions options;
+  std::vector<Access> accesses;
+
+  const KernelWork* kernel() const { return std::get_if<KernelWork>(&work); }
+  bool on_host() const { return std::holds_alternative<HostWork>(work); }
+  /// A copy or fill of no bytes has nothing to enqueue; it only keeps its
+  /// place in the order.
+  bool moves_no_bytes() const;
+  /// "kernel", "copy", "fill" or "host".
+  const char* kind_name() const;
+  /// "task 7 'scale' (kernel)", for `id` as the task is known where it is named.
+  std::string label(TaskId id) const;
+};
+
+}  // namespace alloy::detail

@@ -1,0 +1,270 @@
+// The executor's data flow: submission, edges to earlier work, ready order,
+// release, failure, and forgetting finished work.
+#include <algorithm>
+
+#include "alloy/error.hpp"
+#include "alloy/log.hpp"
+#include "executor_state.hpp"
+
+namespace alloy::detail {
+namespace {
+
+unsigned host_threads(const ExecutorOptions& options) {
+  if (options.host_threads != 0) return options.host_threads;
+  return std::max(4u, std::thread::hardware_concurrency());
+}
+
+std::vector<Device*> chosen_devices(Runtime& runtime, const ExecutorOptions& options) {
+  std::vector<Device*> devices = options.devices.empty() ? runtime.devices() : options.devices;
+  if (devices.empty()) {
+    throw InvalidArgument("an executor needs at least one device, and the runtime has none; "
+                          "run alloy-info to see why");
+  }
+  return devices;
+}
+
+std::vector<DeviceLanes> lanes_for(const std::vector<Device*>& devices, const ExecutorOptions& options) {
+  std::vector<DeviceLanes> lanes;
+  for (Device* device : devices) lanes.emplace_back(*device, std::max(1u, options.compute_lanes));
+  return lanes;
+}
+
+std::size_t memory_limit(const ExecutorOptions& options) {
+  if (options.device_memory_limit != 0) return options.device_memory_limit;
+  return device_memory_limit_from_environment().value_or(0);
+}
+
+}  // namespace
+
+RunningHostTask& running_host_task() {
+  thread_local RunningHostTask running;
+  return running;
+}
+
+ExecutorState::ExecutorState(Runtime& runtime_in, ExecutorOptions options_in)
+    : runtime(runtime_in),
+      options(std::move(options_in)),
+      devices(chosen_devices(runtime, options)),
+      lanes(lanes_for(devices, options)),
+      coherence(devices, lanes),
+      residency(devices, memory_limit(options), coherence),
+      kernels(runtime),
+      task_counts(devices.size(), 0),
+      waiting_for_memory(devices.size()),
+      placement(options, devices.size(), watcher),
+      host_pool(host_threads(options)) {}
+
+std::string ExecutorState::label(std::uint64_t id) const {
+  const TaskState& state = task(id);
+  const RunRecord& run = *state.run;
+  if (run.number == 0) return state.task->label({id});
+  return state.task->label({state.in_graph}) + " of graph run " + std::to_string(run.number);
+}
+
+std::shared_ptr<RunRecord> ExecutorState::submit(std::shared_ptr<const GraphData> graph,
+                                                 std::optional<SchedulingPolicy> policy,
+                                                 const std::vector<TaskId>& after,
+                                                 std::optional<OneTask> one_task) {
+  for (TaskId before : after) {
+    if (before.index >= next_id()) {
+      throw InvalidArgument("a task is to run after task " + std::to_string(before.index) +
+                            ", which this executor has not been given yet (ids come from "
+                            "Run::task)");
+    }
+  }
+  auto run = std::make_shared<RunRecord>();
+  run->graph = std::move(graph);
+  run->first = next_id();
+  run->number = one_task ? 0 : ++graph_runs;
+  run->policy = policy;
+  run->executor = this;
+  run->tasks_per_device.assign(devices.size(), 0);
+  const std::size_t size = run->size();
+  run->unreleased = size;
+  runs.push_back(run);
+  const GraphData& data = *run->graph;
+
+  for (std::size_t i = 0; i < size; ++i) {
+    TaskState& state = tasks.emplace_back();
+    state.task = &data.tasks[i];
+    state.run = run.get();
+    state.in_graph = i;
+    state.rank = {state.task->options.priority.value_or(0), data.critical_paths[i]};
+    state.runs_inline = state.task->moves_no_bytes() || (one_task && one_task->runs_inline);
+    if (const auto* host = std::get_if<HostWork>(&state.task->work)) {
+      state.function = one_task ? std::move(one_task->function) : host->function;
+    }
+    if (data.dependencies[i].empty()) {
+      for (TaskId before : after) state.earlier.push_back(before);
+    }
+  }
+  // Edges to earlier submissions, from the graph's first accesses; within
+  // the graph, its own edges.
+  tracker.link_run(data.tracker, run->first, [&](TaskId later, TaskId earlier) {
+    task(run->first + later.index).earlier.push_back(earlier);
+  });
+  for (std::size_t i = 0; i < size; ++i) {
+    const std::uint64_t id = run->first + i;
+    TaskState& state = task(id);
+    if (!state.earlier.empty()) {
+      std::sort(state.earlier.begin(), state.earlier.end(),
+                [](TaskId a, TaskId b) { return a.index < b.index; });
+      state.earlier.erase(std::unique(state.earlier.begin(), state.earlier.end()), state.earlier.end());
+    }
+    for_each_dependency(state, [&](std::uint64_t before) {
+      TaskState& earlier = task(before);
+      if (!earlier.released) {
+        ++state.unreleased;
+        earlier.dependents.push_back(id);
+      }
+    });
+  }
+  // Every task is in before any starts, so the ready ones go in rank order.
+  for (std::size_t i = 0; i < size; ++i) {
+    if (task(run->first + i).unreleased == 0) make_ready(run->first + i);
+  }
+  if (size == 0) run->finish();
+  drain();
+  return run;
+}
+
+bool ExecutorState::waits_for(std::uint64_t id, std::uint64_t running) const {
+  std::vector<std::uint64_t> pending{id};
+  std::set<std::uint64_t> seen;
+  while (!pending.empty()) {
+    const std::uint64_t next = pending.back();
+    pending.pop_back();
+    if (next == running) return true;
+    if (!live(next) || task(next).released || !seen.insert(next).second) continue;
+    for_each_dependency(task(next), [&](std::uint64_t before) { pending.push_back(before); });
+  }
+  return false;
+}
+
+void ExecutorState::make_ready(std::uint64_t id) {
+  ready.push_back({task(id).rank, id});
+  std::push_heap(ready.begin(), ready.end());
+}
+
+void ExecutorState::drain() {
+  while (!ready.empty()) {
+    std::pop_heap(ready.begin(), ready.end());
+    const std::uint64_t id = ready.back().id;
+    ready.pop_back();
+    start(id);
+  }
+}
+
+void ExecutorState::release(std::uint64_t id) {
+  TaskState& state = task(id);
+  state.released = true;
+  for (std::uint64_t dependent : state.dependents) {
+    if (--task(dependent).unreleased == 0) make_ready(dependent);
+  }
+  if (--state.run->unreleased == 0) complete_when_commands_done(*state.run);
+}
+
+void ExecutorState::fail(std::uint64_t id, std::exception_ptr error) {
+  TaskState& state = task(id);
+  state.error = std::move(error);
+  // Dropping the function breaks any promise it holds (synchronize's), and
+  // synchronize throws: that reports it. Its own failure is not reported again.
+  state.function = nullptr;
+  const bool synchronize_marker = state.runs_inline && state.task->on_host();
+  if (!synchronize_marker) state.run->add_failure(id, label(id) + " failed: " + describe(state.error));
+  release(id);
+}
+
+std::string ExecutorState::failure_behind(std::uint64_t id) const {
+  for (bool moved = true; moved;) {
+    moved = false;
+    for_each_dependency(task(id), [&](std::uint64_t before) {
+      if (!moved && task(before).error) {
+        id = before;
+        moved = true;
+      }
+    });
+  }
+  return label(id) + ", which failed: " + describe(task(id).error);
+}
+
+void ExecutorState::start(std::uint64_t id) {
+  TaskState& state = task(id);
+  std::optional<std::uint64_t> failed;
+  for_each_dependency(state, [&](std::uint64_t before) {
+    if (!failed && task(before).error) failed = before;
+  });
+  if (failed) {
+    fail(id, std::make_exception_ptr(Error("it did not run: it depends on " + label(*failed) +
+                                           ", which failed")));
+    return;
+  }
+  try {
+    if (state.task->on_host() || state.runs_inline) {
+      start_host_task(id);
+      return;  // released when it finishes
+    }
+    if (start_device_task(id)) release(id);
+  } catch (...) {
+    fail(id, std::current_exception());
+  }
+  retire_evicted();
+}
+
+void ExecutorState::complete_when_commands_done(RunRecord& run) {
+  if (run.device_commands.empty()) {
+    run.finish();
+    return;
+  }
+  std::map<Queue*, std::shared_ptr<Event>> last_on_queue;
+  for (const auto& [id, event] : run.device_commands) last_on_queue[task(id).queue] = event;
+  std::vector<std::shared_ptr<Event>> last;
+  for (auto& [queue, event] : last_on_queue) last.push_back(std::move(event));
+  // The completion thread waits for them; then every command's event is
+  // complete, and asking each whether it failed no longer blocks.
+  watcher.watch(std::move(last), [this, record = run.shared_from_this()](std::exception_ptr) {
+    std::vector<std::pair<std::uint64_t, std::exception_ptr>> failures;
+    for (const auto& [id, event] : record->device_commands) {
+      try {
+        event->wait();
+      } catch (...) {
+        failures.emplace_back(id, std::current_exception());
+      }
+    }
+    if (!failures.empty()) {
+      std::lock_guard lock(mutex);
+      for (auto& [id, error] : failures) {
+        if (!live(id)) continue;  // wait() on this thread forgot it: it cannot wait for callbacks
+        TaskState& state = task(id);
+        if (state.error) continue;
+        state.error = error;
+        record->add_failure(id, label(id) + " failed: " + describe(error));
+      }
+    }
+    record->finish();
+  });
+}
+
+void ExecutorState::forget_finished() {
+  for (auto& lane : lanes) lane.all_complete();
+  first_live = next_id();
+  tasks.clear();
+  runs.clear();
+  tracker = DependencyTracker();
+  // Buffers keep their state; those only this executor still holds give
+  // their memory back.
+  for (auto it = buffers.begin(); it != buffers.end();) {
+    if (it->use_count() > 1) {
+      ++it;
+      continue;
+    }
+    try {
+      residency.forget(**it);
+    } catch (const Error& error) {
+      log_warning(std::string("executor could not free a dropped buffer's replicas: ") + error.what());
+    }
+    it = buffers.erase(it);
+  }
+}
+
+}  // namespace alloy::detail
