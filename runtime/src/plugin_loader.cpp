@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
@@ -18,6 +19,13 @@ namespace fs = std::filesystem;
 constexpr const char* known_backends[] = {"opencl", "cuda", "hip"};
 constexpr std::string_view plugin_prefix = "liballoy_backend_";
 constexpr std::string_view plugin_suffix = ".so";
+
+/// "0x1a2b3c4d"
+std::string abi_text(std::uint32_t abi) {
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%08x", static_cast<unsigned>(abi));
+  return text;
+}
 
 std::string library_name(const std::string& backend) {
   return std::string(plugin_prefix) + backend + std::string(plugin_suffix);
@@ -104,10 +112,12 @@ LoadedBackend load(const std::string& name, const fs::path& library) {
     return backend;
   }
   if (abi_version() != ALLOY_PLUGIN_ABI_VERSION) {
-    backend.reason = library.string() + " was built for plugin ABI " +
-                     std::to_string(abi_version()) + " but this runtime uses ABI " +
-                     std::to_string(ALLOY_PLUGIN_ABI_VERSION) +
-                     "; rebuild the plugin against this alloy";
+    // The numbers are hashes of the interface headers: different numbers
+    // mean the plugin was compiled against other headers.
+    backend.reason = library.string() + " was built for plugin ABI " + abi_text(abi_version()) +
+                     " but this runtime uses ABI " + abi_text(ALLOY_PLUGIN_ABI_VERSION) +
+                     ": it was compiled against another version of the backend interface "
+                     "(alloy/backend/); rebuild the plugin against this alloy";
     return backend;
   }
   backend.platform.reset(create());

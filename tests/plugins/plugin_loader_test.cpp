@@ -1,9 +1,11 @@
 // The plugin loader reports every backend it cannot use, with the reason, and never crashes.
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 
+#include "alloy/plugin.hpp"
 #include "support/test_devices.hpp"
 
 namespace alloy::test {
@@ -126,12 +128,19 @@ TEST_CASE("Plugins.Loader.library_without_entry_points") {
   check_still_usable(runtime);
 }
 
-TEST_CASE("Plugins.Loader.wrong_abi_version_refused") {
-  const ScopedPluginPath path(WRONG_ABI_PLUGIN);
+TEST_CASE("Plugins.Loader.plugin_built_against_another_interface_refused") {
+  const ScopedPluginPath path(OTHER_INTERFACE_PLUGIN);
   Runtime runtime;
-  const BackendStatus* entry = find_backend(runtime, "wrong_abi_plugin");
+  const BackendStatus* entry = find_backend(runtime, "other_interface_plugin");
   REQUIRE(entry != nullptr);
-  CHECK(contains(entry->reason, "was built for plugin ABI 999"));
+  CHECK(entry->devices.empty());
+  INFO(entry->reason);
+  char ours[16];
+  std::snprintf(ours, sizeof ours, "0x%08x", static_cast<unsigned>(ALLOY_PLUGIN_ABI_VERSION));
+  CHECK(contains(entry->reason, std::string("but this runtime uses ABI ") + ours));
+  CHECK(contains(entry->reason, "was built for plugin ABI 0x"));
+  CHECK(contains(entry->reason, "another version of the backend interface"));
+  CHECK_FALSE(contains(entry->reason, std::string("was built for plugin ABI ") + ours));
   check_still_usable(runtime);
 }
 

@@ -2,15 +2,15 @@
 //
 // A plugin is a shared library named liballoy_backend_<name>.so that exports
 // the two functions below. The runtime loads it with dlopen, refuses it when
-// the ABI version differs, and then owns the Platform it creates.
+// the ABI version differs, and then owns the Platform it creates. The version
+// is generated at build time from the interface headers (alloy/plugin_abi.hpp):
+// a plugin built against another interface is refused, never loaded.
 #pragma once
 
 #include <cstdint>
 
 #include "alloy/backend/device.hpp"
-
-/// Bumped whenever a class in alloy/backend/ changes layout or virtuals.
-#define ALLOY_PLUGIN_ABI_VERSION 1u
+#include "alloy/plugin_abi.hpp"
 
 extern "C" {
 using alloy_plugin_abi_version_fn = std::uint32_t (*)();
