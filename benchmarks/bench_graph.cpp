@@ -1,25 +1,20 @@
-// Per-task overhead of the executor against raw queue launches, on the first
-// device (PoCL in CI). Each case reports "us_per_task".
+// Per-task overhead of the executor against raw queue launches and a plain
+// OpenCL enqueue loop, on the first device (PoCL in CI). Each case reports
+// "us_per_task".
 //
 //   build/default/bin/bench_graph --benchmark_format=json
 #include <benchmark/benchmark.h>
 
 #include "alloy/alloy.hpp"
+#include "bench_graph_common.hpp"
 #include "embedded/conformance_source.hpp"
 
 namespace {
 
-constexpr int tasks = 10'000;
-
-alloy::Runtime& runtime() {
-  static alloy::Runtime shared;
-  return shared;
-}
-
-alloy::Device& device() {
-  if (runtime().devices().empty()) throw alloy::Error("bench_graph: no device; run alloy-info");
-  return *runtime().devices().front();
-}
+using bench::device;
+using bench::report_per_task;
+using bench::runtime;
+using bench::tasks;
 
 const alloy::ProgramSource conformance{"conformance.cl",
                                        std::string(alloy_kernels::conformance_source), ""};
@@ -30,20 +25,13 @@ alloy::ExecutorOptions one_device() {
   return options;
 }
 
-void report_per_task(benchmark::State& state) {
-  // Invert a rate of tasks per second: microseconds per task.
-  state.counters["us_per_task"] = benchmark::Counter(
-      static_cast<double>(state.iterations()) * tasks / 1e6,
-      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-}
-
 alloy::Graph empty_kernels() {
   alloy::Graph graph;
   for (int i = 0; i < tasks; ++i) graph.kernel(conformance, "empty", {alloy::Extent(1)}, {});
   return graph;
 }
 
-/// The baseline: empty kernels straight onto one queue, one finish at the end.
+/// Empty kernels straight onto one alloy queue, one finish at the end.
 void raw_enqueue(benchmark::State& state) {
   auto kernel = runtime().program(device(), conformance)->kernel("empty");
   auto queue = device().create_queue();
@@ -54,20 +42,20 @@ void raw_enqueue(benchmark::State& state) {
   report_per_task(state);
 }
 
-/// The same kernels as independent graph tasks, graph built beforehand.
+/// Independent kernel tasks, the graph built and run each time in a warm
+/// executor: building (edges inferred) plus running.
 void graph_kernels(benchmark::State& state) {
-  const alloy::Graph graph = empty_kernels();
   alloy::Executor executor(runtime(), one_device());
-  executor.run(graph);  // compiles and warms up
+  executor.run(empty_kernels());  // compiles and warms up
   executor.wait();
   for (auto _ : state) {
-    executor.run(graph);
+    executor.run(empty_kernels());
     executor.wait();
   }
   report_per_task(state);
 }
 
-/// Each kernel reads and writes the same buffer: a dependent chain.
+/// Each kernel reads and writes the same buffer: a dependent chain, replayed.
 void chain_kernels(benchmark::State& state) {
   alloy::Buffer<int> data(64);
   alloy::Graph graph;
@@ -106,7 +94,7 @@ void host_chain(benchmark::State& state) {
 }
 
 /// Building the graph and running it once, in a fresh executor, each time:
-/// what replay (graph_kernels) is measured against.
+/// what replay is measured against.
 void first_run(benchmark::State& state) {
   for (auto _ : state) {
     const alloy::Graph graph = empty_kernels();
@@ -117,7 +105,30 @@ void first_run(benchmark::State& state) {
   report_per_task(state);
 }
 
-void replay(benchmark::State& state) { graph_kernels(state); }
+/// One prebuilt graph of independent kernels, replayed in a warm executor.
+void replay(benchmark::State& state) {
+  const alloy::Graph graph = empty_kernels();
+  alloy::Executor executor(runtime(), one_device());
+  executor.run(graph);  // compiles and warms up
+  executor.wait();
+  for (auto _ : state) {
+    executor.run(graph);
+    executor.wait();
+  }
+  report_per_task(state);
+}
+
+/// The same kernels submitted one by one (Executor::kernel), one wait at the end.
+void one_task_calls(benchmark::State& state) {
+  alloy::Executor executor(runtime(), one_device());
+  executor.kernel(conformance, "empty", {alloy::Extent(1)}, {});
+  executor.wait();
+  for (auto _ : state) {
+    for (int i = 0; i < tasks; ++i) executor.kernel(conformance, "empty", {alloy::Extent(1)}, {});
+    executor.wait();
+  }
+  report_per_task(state);
+}
 
 }  // namespace
 
@@ -128,5 +139,6 @@ BENCHMARK(host_fanout)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(host_chain)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(first_run)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(replay)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(one_task_calls)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 BENCHMARK_MAIN();
