@@ -28,10 +28,16 @@ OpenCLEvent::OpenCLEvent(cl::Event event, std::string device_label, std::string 
     : event_(std::move(event)), device_label_(std::move(device_label)), command_(std::move(command)) {}
 
 void OpenCLEvent::wait() {
+  // A command seen complete needs no clWaitForEvents, which flushes the
+  // queue and takes the driver's locks (PoCL) while another thread enqueues.
+  cl_int execution_status = CL_QUEUED;
+  if (event_.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &execution_status) == CL_SUCCESS &&
+      execution_status == CL_COMPLETE) {
+    return;
+  }
   const cl_int status = event_.wait();
   if (status == CL_SUCCESS) return;
   // A failed command reports its own error code as a negative execution status.
-  cl_int execution_status = CL_SUCCESS;
   event_.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &execution_status);
   check(execution_status < 0 ? execution_status : status, "clWaitForEvents(" + command_ + ")",
         device_label_);

@@ -21,6 +21,11 @@ Executor::~Executor() {
   } catch (const std::exception& error) {
     log_warning(std::string("executor destroyed after a failure: ") + error.what());
   }
+  {
+    // Every run is done: Run handles stop asking this executor.
+    std::lock_guard link(state_->link->mutex);
+    state_->link->executor = nullptr;
+  }
   // Buffers outlive the executor: their contents come home, and the device
   // replicas this executor made are released with its devices' queues.
   try {
@@ -128,6 +133,7 @@ void Executor::wait() {
   detail::HostPool::Blocked blocked;
   std::unique_lock lock(state.mutex);
   state.settled.wait(lock, [&] { return state.handed_off == 0; });
+  state.watch_unwatched();
   // Every task is released now, so every run has handed its completion to
   // the watcher: once those callbacks ran, all of this work is done and its
   // failures are in the runs' records.

@@ -93,6 +93,12 @@ struct ExecutorState {
   std::deque<TaskState> tasks;
   std::uint64_t first_live = 0;
   std::deque<std::shared_ptr<RunRecord>> runs;  ///< those with live tasks
+  std::shared_ptr<RunRecord::ExecutorLink> link = std::make_shared<RunRecord::ExecutorLink>();
+  /// One-task runs whose commands are enqueued but not watched yet: they are
+  /// watched in batches, so that a task submitted alone costs no wake-up of
+  /// the completion thread of its own.
+  std::vector<std::shared_ptr<RunRecord>> unwatched;
+  static constexpr std::size_t unwatched_batch = 64;
   std::uint32_t graph_runs = 0;
   std::vector<ReadyTask> ready;  ///< a heap
   /// Tasks another thread will finish or start again: host tasks running or
@@ -150,6 +156,9 @@ struct ExecutorState {
   /// Once every task of `run` is released: marks it done when its device
   /// commands complete, collecting their failures (on the completion thread).
   void complete_when_commands_done(RunRecord& run);
+  void watch_completion(std::vector<std::shared_ptr<RunRecord>> batch);
+  /// Hands the unwatched one-task runs to the completion thread.
+  void watch_unwatched();
   /// After wait(): forgets finished tasks and runs, and frees the replicas of
   /// buffers only this executor still holds.
   void forget_finished();

@@ -85,9 +85,10 @@ void ExecutorState::finish_host_task(std::uint64_t id, std::exception_ptr error)
 
 void check_not_waited_for_by_running_host_task(const RunRecord& run) {
   const RunningHostTask running = running_host_task();
-  // Only from one of its own host tasks is the executor known to be alive.
-  if (running.executor != run.executor) return;
-  ExecutorState& executor = *run.executor;
+  if (!running.executor) return;
+  std::lock_guard link(run.link->mutex);
+  if (running.executor != run.link->executor) return;
+  ExecutorState& executor = *run.link->executor;
   std::lock_guard lock(executor.mutex);
   for (std::uint64_t id = run.first; id < run.first + run.size(); ++id) {
     if (executor.live(id) && executor.waits_for(id, running.id)) {

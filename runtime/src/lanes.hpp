@@ -18,7 +18,8 @@ struct TimedTransfer {
 };
 
 /// Compute lanes for kernels, one lane for transfers into the device, copies
-/// and fills, one for transfers out: so that the three overlap.
+/// and fills, one for transfers out: so that the three overlap. Their
+/// commands are untimed unless the executor turns timing on for one.
 class DeviceLanes {
  public:
   DeviceLanes(Device& device, unsigned compute_lanes);

@@ -86,9 +86,13 @@ TaskId Run::task(TaskId task) const {
 }
 
 bool Run::done() const {
-  const detail::RunRecord& run = record();
-  std::lock_guard lock(run.mutex);
-  return run.done;
+  auto& run = const_cast<detail::RunRecord&>(record());
+  {
+    std::lock_guard lock(run.mutex);
+    if (run.done) return true;
+  }
+  detail::watch_soon(run);  // so that asking again eventually says yes
+  return false;
 }
 
 void Run::wait() const {
@@ -97,8 +101,8 @@ void Run::wait() const {
     std::unique_lock lock(run.mutex);
     if (!run.done) {
       lock.unlock();
-      // Not done, so the executor is still there.
       detail::check_not_waited_for_by_running_host_task(run);
+      detail::watch_soon(run);
       detail::HostPool::Blocked blocked;  // others' host tasks may be what it waits for
       lock.lock();
       run.finished.wait(lock, [&] { return run.done; });
@@ -108,9 +112,10 @@ void Run::wait() const {
 }
 
 std::optional<std::string> Run::failure() const {
+  if (!done()) return std::nullopt;
   const detail::RunRecord& run = record();
   std::lock_guard lock(run.mutex);
-  if (!run.done || run.failures.empty()) return std::nullopt;
+  if (run.failures.empty()) return std::nullopt;
   const auto first = std::min_element(
       run.failures.begin(), run.failures.end(),
       [](const auto& a, const auto& b) { return a.task < b.task; });
@@ -118,6 +123,7 @@ std::optional<std::string> Run::failure() const {
 }
 
 RunStatistics Run::statistics() const {
+  done();  // a finished run not yet seen finishing is watched now
   const detail::RunRecord& run = record();
   std::lock_guard lock(run.mutex);
   RunStatistics statistics;

@@ -21,14 +21,22 @@ struct ExecutorState;
 
 struct RunRecord : std::enable_shared_from_this<RunRecord> {
   // Set at submission, then only read.
+  /// What its tasks point into; dropped when the executor forgets them, so
+  /// that a Run kept by the program does not keep the graph's functions.
   std::shared_ptr<const GraphData> graph;
+  std::size_t tasks = 0;
   std::uint64_t first = 0;   ///< the executor-wide id of its task 0
   std::uint32_t number = 0;  ///< counts graph runs, for labels; 0: a one-task call
   std::optional<SchedulingPolicy> policy;  ///< for its tasks that name none
   std::chrono::steady_clock::time_point submitted = std::chrono::steady_clock::now();
-  /// Valid until done: Run::wait() asks it whether it is called from a host
-  /// task the run waits for (the executor outlives its host tasks).
-  ExecutorState* executor = nullptr;
+  /// Its executor, while that lives (the executor clears it when it goes):
+  /// a Run asks it to watch a one-task run now, and whether Run::wait() is
+  /// called from a host task the run waits for.
+  struct ExecutorLink {
+    std::mutex mutex;
+    ExecutorState* executor = nullptr;
+  };
+  std::shared_ptr<ExecutorLink> link;
 
   // Under the executor's lock.
   std::size_t unreleased = 0;  ///< tasks not yet enqueued, or not yet finished on the host
@@ -36,7 +44,7 @@ struct RunRecord : std::enable_shared_from_this<RunRecord> {
   /// each queue completed, so did all (queues run in order).
   std::vector<std::pair<std::uint64_t, std::shared_ptr<Event>>> device_commands;
 
-  std::size_t size() const { return graph->tasks.size(); }
+  std::size_t size() const { return tasks; }
   bool contains(std::uint64_t id) const { return id >= first && id < first + size(); }
 
   // Under `mutex`: read by Run handles without the executor.
@@ -61,6 +69,10 @@ struct RunRecord : std::enable_shared_from_this<RunRecord> {
   /// Failures not reported yet, first task first; they count as reported now.
   std::vector<std::string> take_unreported();
 };
+
+/// Makes sure a not yet done run's completion is being watched (one-task
+/// runs are watched in batches), so that waiting for it ends.
+void watch_soon(RunRecord& run);
 
 /// What `error` says.
 std::string describe(std::exception_ptr error);

@@ -1,6 +1,7 @@
 // The executor's data flow: submission, edges to earlier work, ready order,
 // release, failure, and forgetting finished work.
 #include <algorithm>
+#include <map>
 
 #include "alloy/error.hpp"
 #include "alloy/log.hpp"
@@ -36,6 +37,14 @@ std::size_t memory_limit(const ExecutorOptions& options) {
 
 }  // namespace
 
+void watch_soon(RunRecord& run) {
+  std::lock_guard link(run.link->mutex);
+  ExecutorState* executor = run.link->executor;
+  if (!executor) return;  // gone, after finishing every run
+  std::lock_guard lock(executor->mutex);
+  executor->watch_unwatched();
+}
+
 RunningHostTask& running_host_task() {
   thread_local RunningHostTask running;
   return running;
@@ -52,7 +61,9 @@ ExecutorState::ExecutorState(Runtime& runtime_in, ExecutorOptions options_in)
       task_counts(devices.size(), 0),
       waiting_for_memory(devices.size()),
       placement(options, devices.size(), watcher),
-      host_pool(host_threads(options)) {}
+      host_pool(host_threads(options)) {
+  link->executor = this;
+}
 
 std::string ExecutorState::label(std::uint64_t id) const {
   const TaskState& state = task(id);
@@ -74,10 +85,11 @@ std::shared_ptr<RunRecord> ExecutorState::submit(std::shared_ptr<const GraphData
   }
   auto run = std::make_shared<RunRecord>();
   run->graph = std::move(graph);
+  run->tasks = run->graph->tasks.size();
   run->first = next_id();
   run->number = one_task ? 0 : ++graph_runs;
   run->policy = policy;
-  run->executor = this;
+  run->link = link;
   run->tasks_per_device.assign(devices.size(), 0);
   const std::size_t size = run->size();
   run->unreleased = size;
@@ -214,34 +226,49 @@ void ExecutorState::start(std::uint64_t id) {
 void ExecutorState::complete_when_commands_done(RunRecord& run) {
   if (run.device_commands.empty()) {
     run.finish();
-    return;
+  } else if (run.number == 0) {
+    unwatched.push_back(run.shared_from_this());
+    if (unwatched.size() >= unwatched_batch) watch_unwatched();
+  } else {
+    watch_completion({run.shared_from_this()});
   }
+}
+
+void ExecutorState::watch_unwatched() {
+  if (!unwatched.empty()) watch_completion(std::exchange(unwatched, {}));
+}
+
+void ExecutorState::watch_completion(std::vector<std::shared_ptr<RunRecord>> batch) {
   std::map<Queue*, std::shared_ptr<Event>> last_on_queue;
-  for (const auto& [id, event] : run.device_commands) last_on_queue[task(id).queue] = event;
+  for (const auto& run : batch) {
+    for (const auto& [id, event] : run->device_commands) last_on_queue[task(id).queue] = event;
+  }
   std::vector<std::shared_ptr<Event>> last;
   for (auto& [queue, event] : last_on_queue) last.push_back(std::move(event));
   // The completion thread waits for them; then every command's event is
   // complete, and asking each whether it failed no longer blocks.
-  watcher.watch(std::move(last), [this, record = run.shared_from_this()](std::exception_ptr) {
-    std::vector<std::pair<std::uint64_t, std::exception_ptr>> failures;
-    for (const auto& [id, event] : record->device_commands) {
-      try {
-        event->wait();
-      } catch (...) {
-        failures.emplace_back(id, std::current_exception());
+  watcher.watch(std::move(last), [this, batch = std::move(batch)](std::exception_ptr) {
+    for (const auto& run : batch) {
+      std::vector<std::pair<std::uint64_t, std::exception_ptr>> failures;
+      for (const auto& [id, event] : run->device_commands) {
+        try {
+          event->wait();
+        } catch (...) {
+          failures.emplace_back(id, std::current_exception());
+        }
       }
-    }
-    if (!failures.empty()) {
-      std::lock_guard lock(mutex);
-      for (auto& [id, error] : failures) {
-        if (!live(id)) continue;  // wait() on this thread forgot it: it cannot wait for callbacks
-        TaskState& state = task(id);
-        if (state.error) continue;
-        state.error = error;
-        record->add_failure(id, label(id) + " failed: " + describe(error));
+      if (!failures.empty()) {
+        std::lock_guard lock(mutex);
+        for (auto& [id, error] : failures) {
+          if (!live(id)) continue;  // wait() on this thread forgot it: it cannot wait for callbacks
+          TaskState& state = task(id);
+          if (state.error) continue;
+          state.error = error;
+          run->add_failure(id, label(id) + " failed: " + describe(error));
+        }
       }
+      run->finish();
     }
-    record->finish();
   });
 }
 
@@ -249,6 +276,7 @@ void ExecutorState::forget_finished() {
   for (auto& lane : lanes) lane.all_complete();
   first_live = next_id();
   tasks.clear();
+  for (const auto& run : runs) run->graph.reset();
   runs.clear();
   tracker = DependencyTracker();
   // Buffers keep their state; those only this executor still holds give

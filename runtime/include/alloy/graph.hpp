@@ -45,7 +45,8 @@ struct TaskId {
   bool operator==(const TaskId&) const = default;
 };
 
-/// One kernel argument of a task: a buffer access or a scalar.
+/// One kernel argument of a task: a buffer access (the task keeps the buffer
+/// alive) or a scalar (copied).
 struct TaskArg {
   TaskArg(Access buffer_access) : access(std::move(buffer_access)) {}
   template <class T>
@@ -83,17 +84,25 @@ class Graph {
   Graph(Graph&&) noexcept;
   Graph& operator=(Graph&&) noexcept;
 
+  // Every call that adds a task throws InvalidArgument, adding nothing, for
+  // an access outside its buffer or naming none, and for TaskOptions::after
+  // naming a task not in the graph yet. Compile errors are not found here:
+  // they are the task's failure when it runs.
+
+  /// `kernel_name` from `source`, launched over `range`.
   TaskId kernel(ProgramSource source, std::string kernel_name, LaunchRange range,
                 std::vector<TaskArg> args, TaskOptions options = {});
   /// A tunable kernel for `problem`: on whichever device the task lands, it
   /// runs with the configuration that device's tuning profile chose (see
-  /// Runtime::tuned), or the kernel's defaults without one.
+  /// Runtime::tuned), or the kernel's defaults without one. InvalidArgument
+  /// when the description does not validate (TunableKernel::validate).
   TaskId kernel(const TunableKernel& kernel, Extent problem, std::vector<TaskArg> args,
                 TaskOptions options = {});
   /// Copies `from` into `to`: slices of one size that do not overlap
   /// (InvalidArgument otherwise). A copy of no bytes does nothing.
   TaskId copy(BufferSlice from, BufferSlice to, TaskOptions options = {});
-  /// Repeats a 1-, 2- or 4-byte `value` over the slice.
+  /// Repeats a 1-, 2- or 4-byte `value` over the slice; InvalidArgument
+  /// unless the slice's offset and size are multiples of the pattern.
   template <class T>
   TaskId fill(BufferSlice slice, T value, TaskOptions options = {});
   /// `function` runs on a host thread once the accessed slices are current

@@ -43,6 +43,9 @@ constexpr ScalarType scalar_type_of() {
 }
 
 /// One argument of a launch: a device buffer or a scalar value with its type.
+/// A scalar is copied in. A buffer argument points at its DeviceBuffer, which
+/// must live until the launch's event completes (Queue::launch); graph and
+/// executor tasks take buffers as Accesses instead, and keep them alive.
 struct KernelArg {
   enum class Kind { buffer, scalar };
 
