@@ -40,6 +40,9 @@ struct RunRecord : std::enable_shared_from_this<RunRecord> {
 
   // Under the executor's lock.
   std::size_t unreleased = 0;  ///< tasks not yet enqueued, or not yet finished on the host
+  /// A Run asked about it before it was done: once released, a one-task run
+  /// is watched at once rather than in the next batch.
+  bool asked = false;
   /// Its device tasks and their commands, in id order: once the last of
   /// each queue completed, so did all (queues run in order).
   std::vector<std::pair<std::uint64_t, std::shared_ptr<Event>>> device_commands;

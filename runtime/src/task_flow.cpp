@@ -42,6 +42,7 @@ void watch_soon(RunRecord& run) {
   ExecutorState* executor = run.link->executor;
   if (!executor) return;  // gone, after finishing every run
   std::lock_guard lock(executor->mutex);
+  run.asked = true;  // if not released yet, watched as soon as it is
   executor->watch_unwatched();
 }
 
@@ -228,7 +229,7 @@ void ExecutorState::complete_when_commands_done(RunRecord& run) {
     run.finish();
   } else if (run.number == 0) {
     unwatched.push_back(run.shared_from_this());
-    if (unwatched.size() >= unwatched_batch) watch_unwatched();
+    if (run.asked || unwatched.size() >= unwatched_batch) watch_unwatched();
   } else {
     watch_completion({run.shared_from_this()});
   }

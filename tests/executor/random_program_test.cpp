@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <random>
+#include <stdexcept>
 #include <sstream>
 #include <thread>
 
@@ -146,9 +147,9 @@ struct Observations {
 };
 
 /// Adds the step to an Executor (tasks one by one) or to a Graph: both take
-/// the same calls.
+/// the same calls. Returns what the call returned (a Run, or a TaskId).
 template <class Target>
-void submit(const Step& step, Target& target, std::vector<Buffer<std::uint32_t>>& buffers,
+auto submit(const Step& step, Target& target, std::vector<Buffer<std::uint32_t>>& buffers,
             Observations& observations) {
   Buffer<std::uint32_t> source = buffers[step.source];
   Buffer<std::uint32_t> written = buffers[step.target];
@@ -156,46 +157,39 @@ void submit(const Step& step, Target& target, std::vector<Buffer<std::uint32_t>>
   const int work_items = static_cast<int>(round_up(step.count, 32));
   switch (step.kind) {
     case Step::scale:
-      target.kernel(kernels, "scale_range", {Extent(work_items)},
+      return target.kernel(kernels, "scale_range", {Extent(work_items)},
                     {step.first, step.count, step.factor, step.offset, read_write(range)});
-      break;
     case Step::host_scale:
-      target.host({read_write(range)}, [source, step]() mutable {
+      return target.host({read_write(range)}, [source, step]() mutable {
         for (int i = 0; i < step.count; ++i) {
           source.host()[step.first + i] = source.host()[step.first + i] * step.factor + step.offset;
         }
       });
-      break;
     case Step::reduce:
-      target.kernel(kernels, "sum_range", {Extent(1)},
+      return target.kernel(kernels, "sum_range", {Extent(1)},
                     {step.first, step.count, step.to, read(range), write(written.slice(step.to, 1))});
-      break;
     case Step::host_reduce:
-      target.host({read(range), write(written.slice(step.to, 1))}, [source, written, step]() mutable {
+      return target.host({read(range), write(written.slice(step.to, 1))}, [source, written, step]() mutable {
         std::uint32_t sum = 0;
         for (int i = 0; i < step.count; ++i) sum += source.host()[step.first + i];
         written.host()[step.to] = sum;
       });
-      break;
     case Step::kernel_copy:
-      target.kernel(kernels, "copy_range", {Extent(work_items)},
+      return target.kernel(kernels, "copy_range", {Extent(work_items)},
                     {step.first, step.to, step.count, read(range),
                      write(written.slice(step.to, step.count))});
-      break;
     case Step::copy:
-      target.copy(range, written.slice(step.to, step.count));
-      break;
+      return target.copy(range, written.slice(step.to, step.count));
     case Step::fill:
-      target.fill(range, step.offset);
-      break;
+      return target.fill(range, step.offset);
     case Step::observe:
-      target.host({read(range)}, [source, step, &observations]() mutable {
+      return target.host({read(range)}, [source, step, &observations]() mutable {
         const auto values = source.host().subspan(step.first, step.count);
         std::lock_guard lock(observations.mutex);
         observations.seen[step.record].emplace_back(values.begin(), values.end());
       });
-      break;
   }
+  throw std::logic_error("a step of no known kind");
 }
 
 /// One executor's share of a program: its own buffers, steps and settings.
@@ -207,13 +201,14 @@ struct Part {
   int runs = 1;         // the steps are submitted this many times
   bool as_graph = false;
   bool wait_between_runs = false;
+  bool wait_on_the_run = false;  ///< between runs, Run::wait() rather than Executor::wait()
 
   std::string describe() const {
     std::ostringstream text;
     text << options.devices.size() << " device(s), " << options.compute_lanes << " lane(s), policy "
          << static_cast<int>(options.policy) << ", memory cap " << options.device_memory_limit
          << ", " << buffers << " buffers, " << runs << (as_graph ? " graph run(s)" : " submission(s)")
-         << (wait_between_runs ? " with wait()" : "") << ":";
+         << (wait_between_runs ? (wait_on_the_run ? " with Run::wait()" : " with wait()") : "") << ":";
     for (const Step& step : steps) text << "\n  " << alloy::test::describe(step);
     return text.str();
   }
@@ -234,6 +229,7 @@ Part random_part(std::mt19937& random, const std::vector<Device*>& devices) {
   part.runs = 1 + static_cast<int>(random() % 3);
   part.as_graph = random() % 2 == 0;
   part.wait_between_runs = random() % 4 == 0;
+  part.wait_on_the_run = random() % 2 == 0;
   const int length = 4 + static_cast<int>(random() % 20);
   for (int s = 0; s < length; ++s) part.steps.push_back(random_step(random, part.buffers, part.records));
   return part;
@@ -261,12 +257,18 @@ std::string run_part(const Part& part, unsigned buffer_seed) {
     for (const Step& step : part.steps) submit(step, graph, buffers, observations);
   }
   for (int run = 0; run < part.runs; ++run) {
+    Run last;
     if (part.as_graph) {
-      executor.run(graph);
+      last = executor.run(graph);
     } else {
-      for (const Step& step : part.steps) submit(step, executor, buffers, observations);
+      for (const Step& step : part.steps) last = submit(step, executor, buffers, observations);
     }
-    if (part.wait_between_runs) executor.wait();
+    if (part.wait_between_runs && part.wait_on_the_run && last.valid()) {
+      last.wait();
+      if (!last.done()) return "Run::wait() returned before its run was done";
+    } else if (part.wait_between_runs) {
+      executor.wait();
+    }
   }
   for (auto& buffer : buffers) executor.synchronize(buffer);
   executor.wait();

@@ -119,6 +119,36 @@ TEST_CASE("Executor.Runs.outlive_their_executor") {
   for (int value : data.host()) REQUIRE(value == 4);
 }
 
+TEST_CASE("Executor.Runs.one_task_runs_finish_without_a_wait_of_the_executor") {
+  if (!have_devices(1)) return;
+  Executor executor(runtime(), on_selected_devices());
+  Buffer<int> data(64);
+  // One-task runs are watched in batches; asking a Run must not depend on
+  // the batch filling up or on Executor::wait().
+  Run waited = executor.kernel(conformance, "add_to_range", {Extent(64)}, {0, 64, 1, read_write(data)});
+  waited.wait();
+  CHECK(waited.done());
+  Run polled = executor.kernel(conformance, "add_to_range", {Extent(64)}, {0, 64, 1, read_write(data)});
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!polled.done() && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+  CHECK(polled.done());
+  std::size_t on_devices = 0;
+  for (std::size_t count : polled.statistics().tasks_per_device) on_devices += count;
+  CHECK(on_devices == 1);
+  // Asked while its input is still being written by a host task: it is not
+  // even enqueued yet when wait() starts.
+  executor.host({write(data)}, [&data] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (int& value : data.host()) value = 10;
+  });
+  Run behind = executor.kernel(conformance, "add_to_range", {Extent(64)}, {0, 64, 1, read_write(data)});
+  behind.wait();
+  CHECK(behind.done());
+  executor.synchronize(data);
+  for (int value : data.host()) REQUIRE(value == 11);
+  executor.wait();
+}
+
 TEST_CASE("Executor.TaskIds.unique_for_the_executors_life") {
   if (!have_devices(1)) return;
   Executor executor(runtime(), on_selected_devices());
