@@ -6,15 +6,6 @@
 namespace alloy::detail {
 namespace {
 
-/// The events a task's command waits for: those of the device tasks it
-/// depends on (host tasks among them are done). Its own queue runs in
-/// order, so it need not wait for those on it; transfers into its replicas
-/// wait for all of them.
-struct Producers {
-  Coherence::Events all;
-  Coherence::Events waits;  ///< on other queues
-};
-
 void wait_on(Queue& queue, Coherence::Events waits) {
   std::sort(waits.begin(), waits.end());
   waits.erase(std::unique(waits.begin(), waits.end()), waits.end());
@@ -48,20 +39,34 @@ std::shared_ptr<Event> enqueue(const Task& task, Queue& queue, KernelResolver& k
 
 }  // namespace
 
+std::size_t ExecutorState::place(const TaskState& state, SchedulingPolicy policy) {
+  const Task& work = *state.task;
+  return placement.choose(work, policy, [&](std::size_t device) {
+    DeviceLoad load;
+    load.in_flight = lanes[device].in_flight();
+    if (policy == SchedulingPolicy::earliest_finish_time) {
+      for (const Access& access : work.accesses) load.missing_bytes += coherence.missing_bytes(access, device);
+    }
+    return load;
+  });
+}
+
+ExecutorState::Producers ExecutorState::producers_of(const TaskState& state, const Queue& queue) const {
+  Producers producers;
+  for_each_dependency(state, [&](std::uint64_t before) {
+    const TaskState& earlier = task(before);
+    if (!earlier.event) return;
+    producers.all.push_back(earlier.event);
+    if (earlier.queue != &queue) producers.waits.push_back(earlier.event);
+  });
+  return producers;
+}
+
 bool ExecutorState::start_device_task(std::uint64_t id) {
   TaskState& state = task(id);
   const Task& work = *state.task;
   const SchedulingPolicy policy = placement.policy_for(work, state.run->policy);
-  if (!state.device) {
-    state.device = placement.choose(work, policy, [&](std::size_t device) {
-      DeviceLoad load;
-      load.in_flight = lanes[device].in_flight();
-      if (policy == SchedulingPolicy::earliest_finish_time) {
-        for (const Access& access : work.accesses) load.missing_bytes += coherence.missing_bytes(access, device);
-      }
-      return load;
-    });
-  }
+  if (!state.device) state.device = place(state, policy);
   const std::size_t d = *state.device;
   if (!residency.make_resident(work.accesses, d, [&] { return label(id); })) {
     // Placed already: it starts on this device once evicted memory is freed.
@@ -71,13 +76,7 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
   }
   DeviceLanes& lane = lanes[d];
   Queue& queue = work.kernel() ? lane.next_compute() : lane.copy_in();
-  Producers producers;
-  for_each_dependency(state, [&](std::uint64_t before) {
-    const TaskState& earlier = task(before);
-    if (!earlier.event) return;
-    producers.all.push_back(earlier.event);
-    if (earlier.queue != &queue) producers.waits.push_back(earlier.event);
-  });
+  Producers producers = producers_of(state, queue);
 
   const bool times_transfers = placement.measures(policy);
   coherence.record_transfers(times_transfers);

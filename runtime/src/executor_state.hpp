@@ -133,6 +133,10 @@ struct ExecutorState {
                                     std::optional<SchedulingPolicy> policy,
                                     const std::vector<TaskId>& after,
                                     std::optional<OneTask> one_task = std::nullopt);
+  void add_task_states(RunRecord& run, const std::vector<TaskId>& after,
+                       std::optional<OneTask> one_task);
+  /// Counts each task's unreleased dependencies, in its graph and before it.
+  void link_to_earlier_work(RunRecord& run);
   /// True if task `id` cannot start before task `running` has finished.
   bool waits_for(std::uint64_t id, std::uint64_t running) const;
   /// "task 3 'scale' (kernel), which failed: ...": up the failed
@@ -145,6 +149,16 @@ struct ExecutorState {
   void start(std::uint64_t id);
   /// Device tasks (device_tasks.cpp); false when it waits for memory.
   bool start_device_task(std::uint64_t id);
+  std::size_t place(const TaskState& state, SchedulingPolicy policy);
+  /// The events a task's command waits for: those of the device tasks it
+  /// depends on (host tasks among them are done). Its own queue runs in
+  /// order, so it need not wait for those on it; transfers into its
+  /// replicas wait for all of them.
+  struct Producers {
+    Coherence::Events all;
+    Coherence::Events waits;  ///< on other queues
+  };
+  Producers producers_of(const TaskState& state, const Queue& queue) const;
   /// Hands evictions started meanwhile to the completion thread.
   void retire_evicted();
   /// Host tasks (host_tasks.cpp).

@@ -92,32 +92,44 @@ std::shared_ptr<RunRecord> ExecutorState::submit(std::shared_ptr<const GraphData
   run->policy = policy;
   run->link = link;
   run->tasks_per_device.assign(devices.size(), 0);
-  const std::size_t size = run->size();
-  run->unreleased = size;
+  run->unreleased = run->size();
   runs.push_back(run);
-  const GraphData& data = *run->graph;
+  add_task_states(*run, after, std::move(one_task));
+  link_to_earlier_work(*run);
+  // Every task is in before any starts, so the ready ones go in rank order.
+  for (std::uint64_t id = run->first; id < run->first + run->size(); ++id) {
+    if (task(id).unreleased == 0) make_ready(id);
+  }
+  if (run->size() == 0) run->finish();
+  drain();
+  return run;
+}
 
-  for (std::size_t i = 0; i < size; ++i) {
+void ExecutorState::add_task_states(RunRecord& run, const std::vector<TaskId>& after,
+                                    std::optional<OneTask> one_task) {
+  const GraphData& graph = *run.graph;
+  for (std::size_t i = 0; i < run.size(); ++i) {
     TaskState& state = tasks.emplace_back();
-    state.task = &data.tasks[i];
-    state.run = run.get();
+    state.task = &graph.tasks[i];
+    state.run = &run;
     state.in_graph = i;
-    state.rank = {state.task->options.priority.value_or(0), data.critical_paths[i]};
+    state.rank = {state.task->options.priority.value_or(0), graph.critical_paths[i]};
     state.runs_inline = state.task->moves_no_bytes() || (one_task && one_task->runs_inline);
     if (const auto* host = std::get_if<HostWork>(&state.task->work)) {
       state.function = one_task ? std::move(one_task->function) : host->function;
     }
-    if (data.dependencies[i].empty()) {
-      for (TaskId before : after) state.earlier.push_back(before);
-    }
+    // The entry tasks carry `after`; the others follow them.
+    if (graph.dependencies[i].empty()) state.earlier = after;
   }
-  // Edges to earlier submissions, from the graph's first accesses; within
-  // the graph, its own edges.
-  tracker.link_run(data.tracker, run->first, [&](TaskId later, TaskId earlier) {
-    task(run->first + later.index).earlier.push_back(earlier);
+}
+
+void ExecutorState::link_to_earlier_work(RunRecord& run) {
+  // Within the graph, its own edges; to earlier submissions, those of the
+  // graph's first accesses.
+  tracker.link_run(run.graph->tracker, run.first, [&](TaskId later, TaskId earlier) {
+    task(run.first + later.index).earlier.push_back(earlier);
   });
-  for (std::size_t i = 0; i < size; ++i) {
-    const std::uint64_t id = run->first + i;
+  for (std::uint64_t id = run.first; id < run.first + run.size(); ++id) {
     TaskState& state = task(id);
     if (!state.earlier.empty()) {
       std::sort(state.earlier.begin(), state.earlier.end(),
@@ -132,13 +144,6 @@ std::shared_ptr<RunRecord> ExecutorState::submit(std::shared_ptr<const GraphData
       }
     });
   }
-  // Every task is in before any starts, so the ready ones go in rank order.
-  for (std::size_t i = 0; i < size; ++i) {
-    if (task(run->first + i).unreleased == 0) make_ready(run->first + i);
-  }
-  if (size == 0) run->finish();
-  drain();
-  return run;
 }
 
 bool ExecutorState::waits_for(std::uint64_t id, std::uint64_t running) const {

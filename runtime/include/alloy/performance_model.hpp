@@ -13,7 +13,7 @@
 
 namespace alloy {
 
-/// Thread-safe history of measurements, keyed by kernel (Task::kernel_key),
+/// Thread-safe history of measurements, keyed by kernel (Graph::kernel_key),
 /// device (index into the executor's devices) and problem size (work-items).
 /// An estimate is the median of the most recent samples, and a sample far
 /// above the current median is rejected, so one spike (a page fault, a
