@@ -93,6 +93,30 @@ TEST_CASE("Executor.Memory.least_recently_used_goes_first") {
   for (int value : b.host()) REQUIRE(value == 1);
 }
 
+TEST_CASE("Executor.Memory.eviction_does_not_hold_up_submission") {
+  if (!have_devices(1)) return;
+  Device* device = selected_devices().front();
+  // Room for one buffer: the second task's buffer evicts the first's, whose
+  // replica a long kernel is still using. The eviction waits for that
+  // kernel on the completion thread, not in the submitting call.
+  Executor executor(runtime(), capped(elements * sizeof(int)));
+  Buffer<float> busy(elements);
+  Buffer<int> next(elements);
+  const int iterations = device->info().type == DeviceType::cpu ? 400'000'000 : 2'000'000'000;
+  Run spinning = executor.kernel(conformance, "spin", {Extent(1)}, {iterations, write(busy.slice(0, 1))});
+  Run evicting = executor.kernel(conformance, "add_to_range", {Extent(elements)},
+                                 {0, elements, 5, read_write(next)});
+  // Submitting needed the eviction; the kernel it waits for runs on.
+  CHECK_FALSE(spinning.done());
+  evicting.wait();
+  CHECK(spinning.done());
+  executor.synchronize(next);
+  for (int value : next.host()) REQUIRE(value == 5);
+  CHECK_FALSE(has_replica(*busy.storage(), device));
+  CHECK(valid_on_host(*busy.storage(), {0, sizeof(float)}));  // written back before it went
+  executor.wait();
+}
+
 TEST_CASE("Executor.Memory.task_larger_than_the_cap_is_refused") {
   if (!have_devices(1)) return;
   Executor executor(runtime(), capped(elements * sizeof(int)));
