@@ -22,9 +22,9 @@ class Coherence;
 /// (under the executor's cap, or the device refuses the allocation), the
 /// least recently used replicas the task does not need are evicted: the
 /// bytes only they hold are copied home, and their memory is freed once
-/// those copies and every command using it are done. Nothing here waits on
-/// the host: a task that must wait for evicted memory to be freed is told
-/// so, and started again once it is.
+/// those copies and every command using it are done. Making room never
+/// waits on the host: a task that must wait for evicted memory to be freed
+/// is told so, and started again once it is.
 class Residency {
  public:
   Residency(const std::vector<Device*>& devices, std::size_t limit, Coherence& coherence);

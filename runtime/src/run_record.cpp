@@ -69,7 +69,7 @@ void report_failures(const std::vector<std::string>& failures, const std::string
 
 }  // namespace detail
 
-const detail::RunRecord& Run::record() const {
+detail::RunRecord& Run::record() const {
   if (!record_) throw InvalidArgument("this Run refers to no submission (default-constructed)");
   return *record_;
 }
@@ -77,7 +77,7 @@ const detail::RunRecord& Run::record() const {
 std::size_t Run::size() const { return record().size(); }
 
 TaskId Run::task(TaskId task) const {
-  const detail::RunRecord& run = record();
+  detail::RunRecord& run = record();
   if (task.index >= run.size()) {
     throw InvalidArgument("Run::task(" + std::to_string(task.index) + ") of a submission of " +
                           std::to_string(run.size()) + " tasks");
@@ -86,7 +86,7 @@ TaskId Run::task(TaskId task) const {
 }
 
 bool Run::done() const {
-  auto& run = const_cast<detail::RunRecord&>(record());
+  detail::RunRecord& run = record();
   {
     std::lock_guard lock(run.mutex);
     if (run.done) return true;
@@ -96,7 +96,7 @@ bool Run::done() const {
 }
 
 void Run::wait() const {
-  auto& run = const_cast<detail::RunRecord&>(record());
+  detail::RunRecord& run = record();
   {
     std::unique_lock lock(run.mutex);
     if (!run.done) {
@@ -113,7 +113,7 @@ void Run::wait() const {
 
 std::optional<std::string> Run::failure() const {
   if (!done()) return std::nullopt;
-  const detail::RunRecord& run = record();
+  detail::RunRecord& run = record();
   std::lock_guard lock(run.mutex);
   if (run.failures.empty()) return std::nullopt;
   const auto first = std::min_element(
@@ -124,7 +124,7 @@ std::optional<std::string> Run::failure() const {
 
 RunStatistics Run::statistics() const {
   done();  // a finished run not yet seen finishing is watched now
-  const detail::RunRecord& run = record();
+  detail::RunRecord& run = record();
   std::lock_guard lock(run.mutex);
   RunStatistics statistics;
   statistics.tasks = run.size();

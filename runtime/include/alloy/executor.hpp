@@ -66,12 +66,12 @@ struct RunOptions {
 /// Runtime.
 ///
 /// Errors: submissions throw InvalidArgument for what can be told at once
-/// (an access outside its buffer, an `after` id not given out yet, a task's
-/// device index out of range reported as the task's failure); everything
-/// else a task meets while running (compile errors, a refused launch, an
-/// exception from a host function, device memory that cannot fit) is that
-/// task's failure: its dependents do not run, Run::wait() or wait() throws
-/// it, and the executor stays usable.
+/// (an access outside its buffer, an `after` id not given out yet).
+/// Everything a task meets while running (a compile error, a refused
+/// launch, a device index the executor does not have, an exception from a
+/// host function, device memory that cannot fit) is that task's failure:
+/// its dependents do not run, Run::wait() or wait() throws it, and the
+/// executor stays usable.
 ///
 /// Lifetimes: a graph may change or go once run() returned (the run keeps
 /// what it needs); buffers are kept by the tasks using them. A KernelArg

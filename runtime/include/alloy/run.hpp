@@ -22,7 +22,10 @@ struct RunStatistics {
   /// tasks and moves of no bytes are not on a device.
   std::vector<std::size_t> tasks_per_device;
   std::size_t host_tasks = 0;
-  /// From submission until its last task finished; so far, while running.
+  /// From submission until its last task was seen finishing; so far, while
+  /// running. Tasks submitted alone are seen finishing in batches (of 64,
+  /// or when their Run is asked about first), so a one-task run's wall time
+  /// may include later tasks' unless something waited on it.
   std::chrono::nanoseconds wall_time{0};
 };
 
@@ -58,7 +61,8 @@ class Run {
   RunStatistics statistics() const;
 
  private:
-  const detail::RunRecord& record() const;
+  /// The shared record: a const handle still waits and reports on it.
+  detail::RunRecord& record() const;
 
   std::shared_ptr<detail::RunRecord> record_;
 };
