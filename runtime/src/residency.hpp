@@ -47,8 +47,6 @@ class Residency {
   /// its events completed, then calls freed().
   std::vector<Retirement> take_retirements() { return std::exchange(started_, {}); }
   void freed(const Retirement& retirement);
-  /// Memory being freed on the device.
-  bool retiring(std::size_t device) const { return devices_state_[device].retiring != 0; }
 
   /// Frees the replicas on these devices of a buffer nobody can read any
   /// more, waiting for the commands using them (done, when wait() calls it).

@@ -48,7 +48,6 @@ struct RunRecord : std::enable_shared_from_this<RunRecord> {
   std::vector<std::pair<std::uint64_t, std::shared_ptr<Event>>> device_commands;
 
   std::size_t size() const { return tasks; }
-  bool contains(std::uint64_t id) const { return id >= first && id < first + size(); }
 
   // Under `mutex`: read by Run handles without the executor.
   struct Failure {

@@ -115,7 +115,7 @@ class Graph {
 
   std::size_t size() const;
   /// The tasks of this graph that `id` runs after, inferred from accesses
-  /// and explicit: sorted, without repeats.
+  /// and explicit: sorted, without repeats. Valid until the graph changes.
   const std::vector<TaskId>& dependencies(TaskId id) const;
   /// The key under which PerformanceModel keeps kernel task `id`'s times
   /// (to seed it); InvalidArgument for a task that is not a kernel.
