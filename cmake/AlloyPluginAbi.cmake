@@ -1,12 +1,13 @@
 # The plugin ABI number, generated from the backend interface: the headers a
 # plugin is compiled against (alloy/plugin.hpp and what it includes, followed
-# transitively through "alloy/..." includes) and alloy/error.hpp, whose
-# exceptions backends throw across the boundary. Any change to one of them gives
+# transitively through "alloy/..." includes), alloy/error.hpp, whose
+# exceptions backends throw across the boundary, and alloy/emulated_kernels.hpp,
+# the registry the emulated backend reads from the runtime. Any change to one of them gives
 # another number, so the runtime refuses a plugin built before the change.
 
 # Sets `out_var` to the interface headers under `include_dir`, relative to it.
 function(alloy_plugin_interface_headers include_dir out_var)
-  set(pending "alloy/plugin.hpp" "alloy/error.hpp")
+  set(pending "alloy/plugin.hpp" "alloy/error.hpp" "alloy/emulated_kernels.hpp")
   set(found "")
   while(pending)
     list(POP_FRONT pending header)

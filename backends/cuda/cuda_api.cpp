@@ -1,4 +1,6 @@
 // The CUDA driver API as a stream-model table, and the CUDA plugin's entry.
+#include <algorithm>
+
 #include "alloy/plugin.hpp"
 #include "cuda_compiler.hpp"
 #include "cuda_driver.hpp"
@@ -64,6 +66,7 @@ Status device_info(int ordinal, DeviceInfo* info) {
   info->global_memory_bytes = memory;
   info->max_allocation_bytes = memory;  // CUDA has no smaller per-allocation limit
   info->sub_group_width = static_cast<unsigned>(attribute(CU_DEVICE_ATTRIBUTE_WARP_SIZE));
+  info->copy_engines = std::max(1, attribute(CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT));
   return CUDA_SUCCESS;
 }
 

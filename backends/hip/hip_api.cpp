@@ -45,6 +45,9 @@ Status device_info(int ordinal, DeviceInfo* info) {
   info->global_memory_bytes = properties.totalGlobalMem;
   info->max_allocation_bytes = properties.totalGlobalMem;
   info->sub_group_width = static_cast<unsigned>(properties.warpSize);
+  // HIP reports no engine count on AMD (hipDeviceAttributeAsyncEngineCount
+  // is CUDA-only), but every AMD GPU since GCN has at least two SDMA engines.
+  info->copy_engines = 2;
   return hipSuccess;
 }
 

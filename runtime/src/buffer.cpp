@@ -1,8 +1,11 @@
 // Buffer storage and access modes.
 #include "alloy/buffer.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include "alloy/backend/device.hpp"
 #include "alloy/error.hpp"
@@ -22,14 +25,27 @@ BufferStorage::BufferStorage(std::size_t bytes, Device* pinned_by)
     data_ = static_cast<std::byte*>(pinned_->data());
     if (bytes != 0) std::memset(data_, 0, bytes);
   } else {
-    ordinary_.resize(bytes);
-    data_ = ordinary_.data();
+    ordinary_.reset(static_cast<std::byte*>(std::calloc(std::max<std::size_t>(bytes, 1), 1)));
+    if (!ordinary_) throw std::bad_alloc();
+    data_ = ordinary_.get();
   }
   // A new buffer's contents live on the host: zeroes.
   state_->host_valid.add({0, bytes});
 }
 
+BufferStorage::BufferStorage(BorrowedMemory borrowed)
+    : size_(borrowed.bytes),
+      data_(borrowed.data),
+      host_resident_(true),
+      read_only_(borrowed.read_only),
+      id_(next_storage_id++),
+      state_(std::make_unique<detail::BufferState>()) {
+  state_->host_valid.add({0, size_});
+}
+
 BufferStorage::~BufferStorage() = default;
+
+void BufferStorage::Free::operator()(std::byte* bytes) const { std::free(bytes); }
 
 namespace detail {
 BufferState& state_of(BufferStorage& storage) { return *storage.state_; }

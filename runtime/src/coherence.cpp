@@ -213,6 +213,13 @@ void Coherence::used_on_device(const Access& access, std::size_t device, Queue& 
   state.host_valid.remove(range);
 }
 
+void Coherence::landed_on_host(const Access& access, std::shared_ptr<Event> transfer) {
+  auto& fills = state_of(*access.slice.storage).host_fills;
+  // Streaming lands one chunk after another here: keep only those in flight.
+  std::erase_if(fills, [](const PendingFill& fill) { return fill.event->is_complete(); });
+  fills.push_back({access.slice.range, std::move(transfer)});
+}
+
 void Coherence::prepare_on_host(const Access& access, const Events& producers, Events& waits) {
   BufferStorage& storage = *access.slice.storage;
   BufferState& state = state_of(storage);

@@ -35,6 +35,8 @@ class Coherence {
   /// Records the task's command as a user of its replicas and what it wrote.
   void used_on_device(const Access& access, std::size_t device, Queue& queue,
                       const std::shared_ptr<Event>& command);
+  /// Records a transfer into borrowed host memory: readers there wait for it.
+  void landed_on_host(const Access& access, std::shared_ptr<Event> transfer);
   void prepare_on_host(const Access& access, const Events& producers, Events& waits);
   void written_on_host(const Access& access);
   /// Copies home the bytes only `device`'s replica holds, after every

@@ -14,6 +14,30 @@ void wait_on(Queue& queue, Coherence::Events waits) {
   }
 }
 
+/// A copy into borrowed host memory: it runs on the copy-out lane.
+bool copies_home(const Task& task) {
+  return std::holds_alternative<CopyWork>(task.work) && task.accesses[1].slice.storage->host_resident();
+}
+
+/// A copy out of borrowed host memory: a host-to-device transfer.
+bool copies_from_home(const Task& task) {
+  return std::holds_alternative<CopyWork>(task.work) && task.accesses[0].slice.storage->host_resident();
+}
+
+Lane lane_of(const Task& task) {
+  if (task.kernel()) return Lane::compute;
+  return copies_home(task) ? Lane::copy_out : Lane::copy_in;
+}
+
+/// The accesses that need a device replica: all but borrowed host memory.
+std::vector<Access> device_accesses(const Task& task) {
+  std::vector<Access> on_device;
+  for (const Access& access : task.accesses) {
+    if (!access.slice.storage->host_resident()) on_device.push_back(access);
+  }
+  return on_device;
+}
+
 std::shared_ptr<Event> enqueue(const Task& task, Queue& queue, KernelResolver& kernels, Device& device,
                                std::size_t device_index, const std::vector<DeviceBuffer*>& memories) {
   if (const KernelWork* kernel = task.kernel()) {
@@ -28,9 +52,17 @@ std::shared_ptr<Event> enqueue(const Task& task, Queue& queue, KernelResolver& k
     return queue.launch(resolved.kernel, resolved.range, std::span<const KernelArg>(args));
   }
   if (std::holds_alternative<CopyWork>(task.work)) {
-    const ByteRange from = task.accesses[0].slice.range;
-    const ByteRange to = task.accesses[1].slice.range;
-    return queue.copy(*memories[0], from.begin, *memories[1], to.begin, from.size());
+    const BufferSlice& from = task.accesses[0].slice;
+    const BufferSlice& to = task.accesses[1].slice;
+    const std::size_t bytes = from.range.size();
+    // Borrowed memory moves straight between its host bytes and the device.
+    if (copies_from_home(task)) {
+      return queue.write(*memories[1], to.range.begin, from.storage->host_data() + from.range.begin, bytes);
+    }
+    if (copies_home(task)) {
+      return queue.read(*memories[0], from.range.begin, to.storage->host_data() + to.range.begin, bytes);
+    }
+    return queue.copy(*memories[0], from.range.begin, *memories[1], to.range.begin, bytes);
   }
   const auto& fill = std::get<FillWork>(task.work);
   const ByteRange range = task.accesses[0].slice.range;
@@ -68,14 +100,17 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
   const SchedulingPolicy policy = placement.policy_for(work, state.run->policy);
   if (!state.device) state.device = place(state, policy);
   const std::size_t d = *state.device;
-  if (!residency.make_resident(work.accesses, d, [&] { return label(id); })) {
+  if (!residency.make_resident(device_accesses(work), d, [&] { return label(id); })) {
     // Placed already: it starts on this device once evicted memory is freed.
     waiting_for_memory[d].push_back(id);
     ++handed_off;
     return false;
   }
   DeviceLanes& lane = lanes[d];
-  Queue& queue = work.kernel() ? lane.next_compute() : lane.copy_in();
+  const Lane kind = lane_of(work);
+  Queue& queue = kind == Lane::compute ? lane.next_compute()
+                 : kind == Lane::copy_out ? lane.copy_out()
+                                          : lane.copy_in();
   Producers producers = producers_of(state, queue);
 
   const bool times_transfers = placement.measures(policy);
@@ -84,18 +119,29 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
   std::vector<DeviceBuffer*> memories;
   for (const Access& access : work.accesses) {
     buffers.insert(access.slice.storage);
-    memories.push_back(&coherence.prepare_on_device(access, d, producers.all, producers.waits));
+    memories.push_back(access.slice.storage->host_resident()
+                           ? nullptr
+                           : &coherence.prepare_on_device(access, d, producers.all, producers.waits));
   }
   std::vector<TimedTransfer> transfers = coherence.take_transfers();
   wait_on(queue, std::move(producers.waits));
 
   const bool times_kernel = placement.samples_kernel(work, policy, d);
-  queue.set_timing(times_kernel);
+  const bool times_upload = times_transfers && copies_from_home(work);
+  queue.set_timing(times_kernel || times_upload || state.run->timed);
   std::shared_ptr<Event> done = enqueue(work, queue, kernels, *devices[d], d, memories);
-  for (const Access& access : work.accesses) coherence.used_on_device(access, d, queue, done);
+  for (const Access& access : work.accesses) {
+    if (access.slice.storage->host_resident()) {
+      if (writes(access.mode)) coherence.landed_on_host(access, done);
+    } else {
+      coherence.used_on_device(access, d, queue, done);
+    }
+  }
+  if (times_upload) transfers.push_back({d, work.accesses[0].slice.range.size(), done});
   state.event = done;
   state.queue = &queue;
   state.run->device_commands.emplace_back(id, done);
+  if (state.run->timed) state.run->timed_commands.push_back({id, d, kind, done});
   state.run->count_device_task(d);
   ++task_counts[d];
   // Only placement by load asks what is in flight; skip the bookkeeping

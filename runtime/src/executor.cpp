@@ -42,7 +42,7 @@ Executor::~Executor() {
 Run Executor::run(const Graph& graph, RunOptions options) {
   std::shared_ptr<const detail::GraphData> snapshot = detail::snapshot(graph);
   std::lock_guard lock(state_->mutex);
-  return Run(state_->submit(std::move(snapshot), options.policy, options.after));
+  return Run(state_->submit(std::move(snapshot), options));
 }
 
 Run Executor::submit_only_task(Graph one, std::vector<TaskId> after, bool runs_inline) {
@@ -56,7 +56,8 @@ Run Executor::submit_only_task(Graph one, std::vector<TaskId> after, bool runs_i
     one_task.function = std::move(host->function);
   }
   std::lock_guard lock(state_->mutex);
-  return Run(state_->submit(std::move(graph), std::nullopt, after, std::move(one_task)));
+  return Run(state_->submit(std::move(graph), RunOptions{std::nullopt, std::move(after)},
+                            std::move(one_task)));
 }
 
 Run Executor::kernel(ProgramSource source, std::string kernel_name, LaunchRange range,
@@ -159,6 +160,14 @@ void Executor::wait() {
 const std::vector<Device*>& Executor::devices() const { return state_->devices; }
 
 PerformanceModel& Executor::performance_model() { return state_->placement.model(); }
+
+std::size_t Executor::device_memory(std::size_t device) const {
+  if (device >= state_->devices.size()) {
+    throw InvalidArgument("device_memory(" + std::to_string(device) + ") of an executor of " +
+                          std::to_string(state_->devices.size()) + " devices");
+  }
+  return state_->residency.capacity(device);
+}
 
 std::vector<std::size_t> Executor::tasks_per_device() const {
   std::lock_guard lock(state_->mutex);

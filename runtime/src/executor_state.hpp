@@ -127,11 +127,9 @@ struct ExecutorState {
     std::function<void()> function;
     bool runs_inline = false;
   };
-  /// Submits a run of `graph`: ids, edges to earlier work (and to `after`,
-  /// for its entry tasks), ready tasks started.
-  std::shared_ptr<RunRecord> submit(std::shared_ptr<const GraphData> graph,
-                                    std::optional<SchedulingPolicy> policy,
-                                    const std::vector<TaskId>& after,
+  /// Submits a run of `graph`: ids, edges to earlier work (and to
+  /// `options.after`, for its entry tasks), ready tasks started.
+  std::shared_ptr<RunRecord> submit(std::shared_ptr<const GraphData> graph, const RunOptions& options,
                                     std::optional<OneTask> one_task = std::nullopt);
   void add_task_states(RunRecord& run, const std::vector<TaskId>& after,
                        std::optional<OneTask> one_task);

@@ -66,6 +66,30 @@ std::shared_ptr<const TunableKernel> share(detail::GraphData& graph, const Tunab
   return found->second;
 }
 
+/// Borrowed (host-resident) memory is only read where it was lent read-only,
+/// and reaches devices only through copies to and from device buffers.
+void check_borrowed_memory(const detail::Task& task, TaskId id) {
+  std::size_t host_resident = 0;
+  for (std::size_t i = 0; i < task.accesses.size(); ++i) {
+    const BufferStorage& storage = *task.accesses[i].slice.storage;
+    if (storage.read_only() && writes(task.accesses[i].mode)) {
+      throw InvalidArgument(task.label(id) + " writes a buffer borrowed read-only (access " +
+                            std::to_string(i) + "); borrow it with Buffer<T>::borrow to write it");
+    }
+    if (!storage.host_resident()) continue;
+    ++host_resident;
+    if (task.kernel() || std::holds_alternative<detail::FillWork>(task.work)) {
+      throw InvalidArgument(task.label(id) + " uses borrowed host memory (access " +
+                            std::to_string(i) + ") on a device; copy slices of it into a device "
+                            "buffer first (Graph::copy), or use it in a host task");
+    }
+  }
+  if (std::holds_alternative<detail::CopyWork>(task.work) && host_resident == 2) {
+    throw InvalidArgument(task.label(id) + " copies between two borrowed host buffers; a copy "
+                          "needs a device buffer on one side: use a host task for host-to-host copies");
+  }
+}
+
 }  // namespace
 
 namespace detail {
@@ -86,6 +110,13 @@ std::shared_ptr<GraphData> take(Graph&& graph) {
 }
 
 }  // namespace detail
+
+TaskArg::TaskArg(const KernelArg& packed_scalar) : scalar(packed_scalar) {
+  if (packed_scalar.kind == KernelArg::Kind::buffer) {
+    throw InvalidArgument("a task's kernel argument is a raw device buffer; pass the buffer as an "
+                          "Access (alloy::read, write or read_write) so the executor can place it");
+  }
+}
 
 Graph::Graph() = default;
 Graph::~Graph() = default;
@@ -137,6 +168,7 @@ TaskId Graph::add(Work work, TaskOptions options, std::vector<Access> accesses) 
   detail::GraphData& graph = writable();
   const TaskId id{graph.tasks.size()};
   detail::Task task{std::move(work), std::move(options), std::move(accesses)};
+  check_borrowed_memory(task, id);
   for (TaskId before : task.options.after) {
     if (before.index >= id.index) {
       throw InvalidArgument(task.label(id) + " is to run after task " +

@@ -13,6 +13,11 @@
 
 namespace alloy::detail {
 
+std::size_t Residency::capacity(std::size_t device) const {
+  const std::size_t memory = devices_[device]->info().global_memory_bytes;
+  return limit_ != 0 ? std::min(limit_, memory) : memory;
+}
+
 Residency::Residency(const std::vector<Device*>& devices, std::size_t limit, Coherence& coherence)
     : devices_(devices), limit_(limit), coherence_(coherence), devices_state_(devices.size()) {}
 

@@ -29,6 +29,10 @@ class Residency {
  public:
   Residency(const std::vector<Device*>& devices, std::size_t limit, Coherence& coherence);
 
+  /// What replicas may take on `device`: the executor's limit, else the
+  /// device's memory.
+  std::size_t capacity(std::size_t device) const;
+
   /// An evicted replica's memory, to free once `events` completed.
   struct Retirement {
     std::size_t device;

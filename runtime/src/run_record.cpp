@@ -69,6 +69,21 @@ void report_failures(const std::vector<std::string>& failures, const std::string
 
 }  // namespace detail
 
+namespace {
+
+void block_until_done(detail::RunRecord& run) {
+  std::unique_lock lock(run.mutex);
+  if (run.done) return;
+  lock.unlock();
+  detail::check_not_waited_for_by_running_host_task(run);
+  detail::watch_soon(run);
+  detail::HostPool::Blocked blocked;  // others' host tasks may be what it waits for
+  lock.lock();
+  run.finished.wait(lock, [&] { return run.done; });
+}
+
+}  // namespace
+
 detail::RunRecord& Run::record() const {
   if (!record_) throw InvalidArgument("this Run refers to no submission (default-constructed)");
   return *record_;
@@ -97,17 +112,7 @@ bool Run::done() const {
 
 void Run::wait() const {
   detail::RunRecord& run = record();
-  {
-    std::unique_lock lock(run.mutex);
-    if (!run.done) {
-      lock.unlock();
-      detail::check_not_waited_for_by_running_host_task(run);
-      detail::watch_soon(run);
-      detail::HostPool::Blocked blocked;  // others' host tasks may be what it waits for
-      lock.lock();
-      run.finished.wait(lock, [&] { return run.done; });
-    }
-  }
+  block_until_done(run);
   detail::report_failures(run.take_unreported(), "Run::wait");
 }
 
@@ -120,6 +125,36 @@ std::optional<std::string> Run::failure() const {
       run.failures.begin(), run.failures.end(),
       [](const auto& a, const auto& b) { return a.task < b.task; });
   return first->message;
+}
+
+const char* lane_name(Lane lane) {
+  switch (lane) {
+    case Lane::compute: return "compute";
+    case Lane::copy_in: return "copy-in";
+    case Lane::copy_out: return "copy-out";
+  }
+  return "?";
+}
+
+std::vector<CommandTime> Run::command_times() const {
+  detail::RunRecord& run = record();
+  if (!run.timed) {
+    throw Error("Run::command_times of a run submitted without RunOptions::timed: its commands "
+                "recorded no timestamps; submit it with timed = true");
+  }
+  block_until_done(run);
+  std::vector<CommandTime> times;
+  times.reserve(run.timed_commands.size());
+  for (const auto& command : run.timed_commands) {
+    EventTiming timing;
+    try {
+      timing = command.event->timing();
+    } catch (const std::exception&) {
+      continue;  // the task failed: its failure is reported by wait()
+    }
+    times.push_back({{command.task}, command.device, command.lane, timing.started_ns, timing.ended_ns});
+  }
+  return times;
 }
 
 RunStatistics Run::statistics() const {

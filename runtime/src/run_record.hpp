@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "alloy/backend/event.hpp"
+#include "alloy/run.hpp"
 #include "graph_data.hpp"
 
 namespace alloy::detail {
@@ -28,6 +29,7 @@ struct RunRecord : std::enable_shared_from_this<RunRecord> {
   std::uint64_t first = 0;   ///< the executor-wide id of its task 0
   std::uint32_t number = 0;  ///< counts graph runs, for labels; 0: a one-task call
   std::optional<SchedulingPolicy> policy;  ///< for its tasks that name none
+  bool timed = false;                      ///< RunOptions::timed
   std::chrono::steady_clock::time_point submitted = std::chrono::steady_clock::now();
   /// Its executor, while that lives (the executor clears it when it goes):
   /// a Run asks it to watch a one-task run now, and whether Run::wait() is
@@ -46,6 +48,14 @@ struct RunRecord : std::enable_shared_from_this<RunRecord> {
   /// Its device tasks and their commands, in id order: once the last of
   /// each queue completed, so did all (queues run in order).
   std::vector<std::pair<std::uint64_t, std::shared_ptr<Event>>> device_commands;
+  /// A timed run's commands, kept for Run::command_times() while the record lives.
+  struct TimedCommand {
+    std::uint64_t task;
+    std::size_t device;
+    Lane lane;
+    std::shared_ptr<Event> event;
+  };
+  std::vector<TimedCommand> timed_commands;
 
   std::size_t size() const { return tasks; }
 

@@ -74,9 +74,9 @@ std::string ExecutorState::label(std::uint64_t id) const {
 }
 
 std::shared_ptr<RunRecord> ExecutorState::submit(std::shared_ptr<const GraphData> graph,
-                                                 std::optional<SchedulingPolicy> policy,
-                                                 const std::vector<TaskId>& after,
+                                                 const RunOptions& run_options,
                                                  std::optional<OneTask> one_task) {
+  const std::vector<TaskId>& after = run_options.after;
   for (TaskId before : after) {
     if (before.index >= next_id()) {
       throw InvalidArgument("a task is to run after task " + std::to_string(before.index) +
@@ -89,7 +89,8 @@ std::shared_ptr<RunRecord> ExecutorState::submit(std::shared_ptr<const GraphData
   run->tasks = run->graph->tasks.size();
   run->first = next_id();
   run->number = one_task ? 0 : ++graph_runs;
-  run->policy = policy;
+  run->policy = run_options.policy;
+  run->timed = run_options.timed;
   run->link = link;
   run->tasks_per_device.assign(devices.size(), 0);
   run->unreleased = run->size();

@@ -166,6 +166,8 @@ Status device_info(int ordinal, DeviceInfo* info) {
       .global_memory_bytes = host().options.memory_bytes,
       .max_allocation_bytes = host().options.memory_bytes,
       .sub_group_width = 32,
+      .copy_engines = 1,
+      .emulation = {},
   };
   *info = std::move(filled);
   return host_success;

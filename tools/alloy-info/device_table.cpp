@@ -63,6 +63,9 @@ std::string format_table(const std::vector<BackendStatus>& backends) {
     for (const Device* device : backend.devices) {
       print_row(device_row(*device));
       out << "    fingerprint: " << device->info().fingerprint() << '\n';
+      if (!device->info().emulation.empty()) {
+        out << "    emulated (not hardware): " << device->info().emulation << '\n';
+      }
     }
   }
   out << '\n';
@@ -99,6 +102,9 @@ nlohmann::json to_json(const std::vector<BackendStatus>& backends) {
           {"max_allocation_bytes", info.max_allocation_bytes},
           {"sub_group_width", info.sub_group_width ? nlohmann::json(*info.sub_group_width)
                                                    : nlohmann::json(nullptr)},
+          {"copy_engines", info.copy_engines},
+          {"emulated", !info.emulation.empty()},
+          {"emulation", info.emulation},
           {"fingerprint", info.fingerprint()},
       });
     }

@@ -22,6 +22,13 @@ BufferState& state_of(BufferStorage& storage);
 const BufferState& state_of(const BufferStorage& storage);
 }  // namespace detail
 
+/// Memory the caller owns and lends to a buffer (see Buffer<T>::borrow).
+struct BorrowedMemory {
+  std::byte* data = nullptr;
+  std::size_t bytes = 0;
+  bool read_only = false;  ///< tasks may only read it
+};
+
 /// The untyped memory behind Buffer<T>: host bytes and an identity. Where the
 /// bytes are valid (host, device replicas) is the executor's business, kept
 /// in an opaque state; programs see buffers only through Buffer<T> and slices.
@@ -31,6 +38,8 @@ class BufferStorage {
   /// given (transfers then run asynchronously at full speed; the storage
   /// must then not outlive the Runtime), else ordinary memory.
   explicit BufferStorage(std::size_t bytes, Device* pinned_by = nullptr);
+  /// The caller's memory, used in place: host-resident (see host_resident()).
+  explicit BufferStorage(BorrowedMemory borrowed);
   ~BufferStorage();
   BufferStorage(const BufferStorage&) = delete;
   BufferStorage& operator=(const BufferStorage&) = delete;
@@ -38,6 +47,12 @@ class BufferStorage {
   std::size_t size() const { return size_; }
   std::byte* host_data() { return data_; }
   bool pinned() const { return pinned_ != nullptr; }
+  /// Borrowed memory never gets device replicas: its bytes stay where the
+  /// caller put them, devices reach them only through copy tasks (which
+  /// transfer straight between them and a device buffer), and host tasks
+  /// use them in place. Kernels cannot take it as an argument.
+  bool host_resident() const { return host_resident_; }
+  bool read_only() const { return read_only_; }
   /// Unique per storage in this process; orders buffers deterministically.
   std::uint64_t id() const { return id_; }
 
@@ -47,8 +62,15 @@ class BufferStorage {
 
   std::size_t size_;
   std::unique_ptr<HostBuffer> pinned_;
-  std::vector<std::byte> ordinary_;  // when not pinned
+  /// When neither pinned nor borrowed. From calloc: pages nobody touches
+  /// (a device-only buffer's, such as a pipeline's slots) cost no memory.
+  struct Free {
+    void operator()(std::byte* bytes) const;
+  };
+  std::unique_ptr<std::byte, Free> ordinary_;
   std::byte* data_;
+  bool host_resident_ = false;
+  bool read_only_ = false;
   std::uint64_t id_;
   std::unique_ptr<detail::BufferState> state_;
 };
@@ -95,6 +117,26 @@ class Buffer {
     std::memcpy(storage_->host_data(), values.data(), values.size_bytes());
   }
 
+  /// A buffer over the caller's memory, without copying it: host-resident
+  /// (BufferStorage::host_resident), for streaming large host arrays through
+  /// device buffers chunk by chunk. The memory must outlive every task using
+  /// the buffer; the program must not touch it while such tasks run.
+  ///
+  ///   auto input = alloy::Buffer<float>::borrow_read_only(data);
+  ///   graph.copy(input.slice(offset, n), device_chunk.slice(0, n));
+  static Buffer borrow(std::span<T> memory) {
+    return Buffer(std::make_shared<BufferStorage>(
+                      BorrowedMemory{reinterpret_cast<std::byte*>(memory.data()), memory.size_bytes(), false}),
+                  memory.size());
+  }
+  /// The same over memory tasks may only read: a task that would write it
+  /// is refused (InvalidArgument).
+  static Buffer borrow_read_only(std::span<const T> memory) {
+    return Buffer(std::make_shared<BufferStorage>(BorrowedMemory{
+                      reinterpret_cast<std::byte*>(const_cast<T*>(memory.data())), memory.size_bytes(), true}),
+                  memory.size());
+  }
+
   std::size_t size() const { return count_; }
   BufferSlice whole() const { return slice(0, count_); }
   /// Elements [offset, offset + count).
@@ -106,6 +148,9 @@ class Buffer {
   const std::shared_ptr<BufferStorage>& storage() const { return storage_; }
 
  private:
+  Buffer(std::shared_ptr<BufferStorage> storage, std::size_t count)
+      : storage_(std::move(storage)), count_(count) {}
+
   std::shared_ptr<BufferStorage> storage_;
   std::size_t count_;
 };

@@ -31,6 +31,13 @@ struct DeviceInfo {
   std::size_t max_allocation_bytes = 0;
   /// Warp / wavefront / sub-group width, only where the API tells it.
   std::optional<unsigned> sub_group_width;
+  /// Copies that can run at once with each other and with kernels: 2 when
+  /// host-to-device and device-to-host transfers overlap (CUDA's and HIP's
+  /// async engine count), 1 where they take turns or the API cannot tell.
+  unsigned copy_engines = 1;
+  /// Empty for real hardware; for an emulated device (ALLOY_EMULATED_DEVICES),
+  /// the machine model it emulates, e.g. "pcie5: 50 GB/s each way, 2 copy engines".
+  std::string emulation;
 
   /// Stable identity of this kind of device on this driver: keys profiles and
   /// compile caches. Two identical devices share a fingerprint; it holds

@@ -45,6 +45,9 @@ struct RunOptions {
   /// Earlier tasks (ids from Run::task) the graph's entry tasks run after,
   /// besides what their accesses imply.
   std::vector<TaskId> after;
+  /// Every device command of the run records device timestamps, for
+  /// Run::command_times(); costs an event (CUDA, HIP) per command.
+  bool timed = false;
 };
 
 /// Runs tasks on devices with data-flow ordering: each task starts once the
@@ -131,6 +134,10 @@ class Executor {
   /// (keys from Graph::kernel_key). Every kernel and transfer time measured
   /// before wait() returned is in it.
   PerformanceModel& performance_model();
+  /// Device memory buffer replicas may take on device `device` (an index
+  /// into devices()): ExecutorOptions::device_memory_limit where it is
+  /// smaller than the device's memory.
+  std::size_t device_memory(std::size_t device) const;
   /// Tasks run per device since the executor was made, in devices() order.
   std::vector<std::size_t> tasks_per_device() const;
 

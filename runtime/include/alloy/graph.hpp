@@ -52,6 +52,9 @@ struct TaskArg {
   template <class T>
     requires std::is_arithmetic_v<T>
   TaskArg(T value) : scalar(KernelArg::from(value)) {}
+  /// A scalar already packed; InvalidArgument for a KernelArg that is a
+  /// buffer (pass an Access instead).
+  explicit TaskArg(const KernelArg& packed_scalar);
 
   std::optional<Access> access;
   KernelArg scalar;

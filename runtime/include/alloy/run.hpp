@@ -29,6 +29,25 @@ struct RunStatistics {
   std::chrono::nanoseconds wall_time{0};
 };
 
+/// The in-order queues of a device the executor feeds (see docs/executor.md).
+enum class Lane { compute, copy_in, copy_out };
+const char* lane_name(Lane lane);  ///< "compute", "copy-in", "copy-out"
+
+/// One device command of a timed run (RunOptions::timed): a task's own
+/// command, not the transfers the executor added to bring it its inputs.
+struct CommandTime {
+  TaskId task;         ///< executor-wide, as Run::task gives it
+  std::size_t device;  ///< in Executor::devices() order
+  Lane lane;
+  /// On the device's clock: differences are meaningful per device only.
+  std::uint64_t started_ns = 0;
+  std::uint64_t ended_ns = 0;
+
+  std::chrono::nanoseconds duration() const {
+    return std::chrono::nanoseconds(ended_ns - started_ns);
+  }
+};
+
 /// Returned by Executor::run and the one-task calls, as Taskflow's future
 /// is for one run of a taskflow: wait for that submission alone, ask whether
 /// it is done, read its failure and statistics. Copies refer to the same
@@ -59,6 +78,11 @@ class Run {
   /// not done(). Reports nothing.
   std::optional<std::string> failure() const;
   RunStatistics statistics() const;
+  /// Blocks until done(), then gives the device-measured time of each of
+  /// the run's device commands, in the order they were enqueued. Error
+  /// unless it was submitted with RunOptions::timed; commands of failed
+  /// tasks are left out.
+  std::vector<CommandTime> command_times() const;
 
  private:
   /// The shared record: a const handle still waits and reports on it.

@@ -1,0 +1,215 @@
+// Double- and triple-buffered streaming of host arrays through devices, chunk
+// by chunk, with copies overlapped with compute.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "alloy/executor.hpp"
+
+namespace alloy {
+namespace detail {
+struct PipelineState;
+}
+
+/// Handles to a pipeline's arrays, as Pipeline::input/output/reduction give them.
+struct PipelineInput {
+  std::size_t index = 0;
+};
+struct PipelineOutput {
+  std::size_t index = 0;
+};
+struct PipelineReduction {
+  std::size_t index = 0;
+};
+
+/// The chunk's first element and its element count, as kernel arguments
+/// (both passed as `ulong`).
+enum class ChunkValue { offset, length };
+inline constexpr ChunkValue chunk_offset = ChunkValue::offset;
+inline constexpr ChunkValue chunk_length = ChunkValue::length;
+
+/// One argument of the per-chunk kernel: the chunk's device slot of an
+/// input (read), an output (written) or a reduction (written), the chunk's
+/// offset or length, or a scalar.
+struct PipelineArg {
+  PipelineArg(PipelineInput input) : value(input) {}
+  PipelineArg(PipelineOutput output) : value(output) {}
+  PipelineArg(PipelineReduction reduction) : value(reduction) {}
+  PipelineArg(ChunkValue chunk) : value(chunk) {}
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  PipelineArg(T scalar) : value(KernelArg::from(scalar)) {}
+
+  std::variant<PipelineInput, PipelineOutput, PipelineReduction, ChunkValue, KernelArg> value;
+};
+
+/// One chunk as the graph built for it (Pipeline::each_chunk) sees it: its
+/// elements [offset, offset + length) and the device slots holding them.
+/// Tasks on the slots must run on `device` (use options()).
+struct Chunk {
+  std::size_t index = 0;
+  std::size_t offset = 0;
+  std::size_t length = 0;
+  std::size_t device = 0;  ///< index into the executor's devices
+
+  /// The slot holding this chunk of the input on the device: read it.
+  BufferSlice in(PipelineInput input) const;
+  /// The slot this chunk of the output is copied home from: write it.
+  BufferSlice out(PipelineOutput output) const;
+  /// The slot of this chunk's partial values of the reduction: write it.
+  BufferSlice partial(PipelineReduction reduction) const;
+  /// Options placing a task on the chunk's device, named for the chunk.
+  TaskOptions options(const std::string& name) const;
+
+  // Where the slots are: the pipeline, the device's ring, the slot in it.
+  const detail::PipelineState* state = nullptr;
+  std::size_t ring = 0;
+  std::size_t slot = 0;
+};
+
+struct PipelineOptions {
+  /// Elements per chunk; 0 chooses (see docs/streaming.md): at least
+  /// four chunks per device and slot, within what the device memory allows.
+  std::size_t chunk_elements = 0;
+  /// Slots per array and device: 2 is double buffering, 3 triple.
+  unsigned depth = 2;
+  /// Indices into the executor's devices that take chunks, in turn; empty:
+  /// all of them.
+  std::vector<std::size_t> devices;
+};
+
+/// Per device: the device-measured time of each lane's commands.
+struct PipelineDeviceReport {
+  std::size_t device = 0;  ///< index into the executor's devices
+  std::string label;       ///< the device, for people
+  std::size_t chunks = 0;
+  unsigned copy_engines = 1;  ///< DeviceInfo::copy_engines: 2 overlaps both directions
+  std::chrono::nanoseconds copy_in{0};
+  std::chrono::nanoseconds compute{0};
+  std::chrono::nanoseconds copy_out{0};
+  /// The shortest this device's work could take: its largest lane total
+  /// with two copy engines, else max(copy-in + copy-out, compute).
+  std::chrono::nanoseconds ideal{0};
+  std::string bound_by;  ///< "compute", "copy-in", "copy-out" or "copy-in + copy-out"
+};
+
+/// What a pipeline run measured, and how close it came to full overlap.
+struct PipelineReport {
+  std::size_t elements = 0;
+  std::size_t chunk_elements = 0;
+  std::size_t chunks = 0;
+  unsigned depth = 0;
+  std::vector<PipelineDeviceReport> devices;
+  std::chrono::nanoseconds wall{0};   ///< from submission until every chunk was home
+  std::chrono::nanoseconds ideal{0};  ///< the largest device ideal: devices run side by side
+  /// ideal ÷ wall: 1 when copies hide entirely behind compute or the
+  /// other way round.
+  double efficiency = 0.0;
+  std::string bound_by;  ///< the lane of the device with the largest ideal, e.g. "compute on opencl:0 ..."
+
+  /// A few lines for people, as ALLOY_REPORT=1 prints it.
+  std::string to_string() const;
+};
+
+/// Streams host arrays the caller owns through one or more devices, chunk by
+/// chunk: on each device a ring of `depth` slots per array, copy-in of a
+/// chunk on the copy-in lane, its kernel (or graph) on a compute lane, its
+/// copy-out on the copy-out lane. A slot is reused once the commands that
+/// used it for an earlier chunk are done, ordered by device events, not by
+/// the host. Nothing copies the whole arrays: copies go straight between the
+/// caller's memory and the slots (Buffer<T>::borrow).
+///
+///   alloy::Pipeline pipeline(executor, n, {.chunk_elements = 1 << 20, .depth = 2});
+///   auto x = pipeline.input(std::span<const float>(host_x));
+///   auto y = pipeline.output(std::span<float>(host_y));
+///   pipeline.kernel(source, "scale", {x, y, alloy::chunk_length, 2.0f});
+///   alloy::PipelineReport report = pipeline.run();  // host_y now holds the results
+///
+/// Every array holds `elements` elements of its own type. Not thread-safe.
+/// The arrays must stay valid, and untouched by the program, while run()
+/// runs. Errors: InvalidArgument at once for arrays of the wrong size, a
+/// kernel argument naming another pipeline's array, slots that do not fit a
+/// device's memory (both sizes named); a failing chunk makes run() throw
+/// the executor's Error naming the chunk's task ("chunk 3: scale"), after
+/// the chunks not depending on it were finished, and leaves the executor
+/// usable.
+class Pipeline {
+ public:
+  Pipeline(Executor& executor, std::size_t elements, PipelineOptions options = {});
+  ~Pipeline();
+  Pipeline(const Pipeline&) = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
+
+  template <class T>
+  PipelineInput input(std::span<const T> data) {
+    return add_input(reinterpret_cast<const std::byte*>(data.data()), data.size(), sizeof(T));
+  }
+  template <class T>
+  PipelineOutput output(std::span<T> data) {
+    static_assert(!std::is_const_v<T>, "outputs are written");
+    return add_output(reinterpret_cast<std::byte*>(data.data()), data.size(), sizeof(T));
+  }
+  /// A reduction: each chunk's work writes `values_per_chunk` values of T
+  /// into its slot (Chunk::partial); reduce() combines them on the host.
+  template <class T>
+  PipelineReduction reduction(std::size_t values_per_chunk) {
+    return add_reduction(values_per_chunk, sizeof(T));
+  }
+
+  /// Per chunk, `kernel_name` of `source` over `chunk_length` work-items
+  /// (rounded up to a multiple of `local_size` when given: the kernel
+  /// must then skip work-items past the length).
+  void kernel(ProgramSource source, std::string kernel_name, std::vector<PipelineArg> args,
+              std::optional<std::size_t> local_size = std::nullopt);
+  /// Per chunk, a tunable kernel for the problem Extent(chunk length).
+  void kernel(const TunableKernel& kernel, std::vector<PipelineArg> args);
+  /// Per chunk, whatever tasks `build` adds to the chunk's graph between
+  /// the copies in and out: read Chunk::in, write Chunk::out and
+  /// Chunk::partial, on Chunk::device.
+  void each_chunk(std::function<void(Graph&, const Chunk&)> build);
+
+  /// Streams every chunk and waits for all of them; then the outputs hold
+  /// their results. Prints the report when ALLOY_REPORT=1.
+  PipelineReport run();
+
+  /// The reduction's values combined over the chunks of the last run, in
+  /// chunk order: values_per_chunk values, each folded with `combine`
+  /// from `identity`.
+  template <class T, class Combine>
+  std::vector<T> reduce(PipelineReduction reduction, T identity, Combine combine) const {
+    const std::span<const std::byte> bytes = partials(reduction, sizeof(T));
+    const std::size_t per_chunk = values_per_chunk(reduction);
+    std::vector<T> result(per_chunk, identity);
+    for (std::size_t i = 0; i * sizeof(T) < bytes.size(); ++i) {
+      T value;
+      std::memcpy(&value, bytes.data() + i * sizeof(T), sizeof(T));
+      result[i % per_chunk] = combine(result[i % per_chunk], value);
+    }
+    return result;
+  }
+
+  /// The elements per chunk run() uses (chosen when the options gave 0).
+  std::size_t chunk_elements() const;
+
+ private:
+  PipelineInput add_input(const std::byte* data, std::size_t count, std::size_t element_bytes);
+  PipelineOutput add_output(std::byte* data, std::size_t count, std::size_t element_bytes);
+  PipelineReduction add_reduction(std::size_t values_per_chunk, std::size_t value_bytes);
+  std::span<const std::byte> partials(PipelineReduction reduction, std::size_t value_bytes) const;
+  std::size_t values_per_chunk(PipelineReduction reduction) const;
+  std::vector<TaskArg> task_args(const std::vector<PipelineArg>& args, const Chunk& chunk) const;
+
+  std::unique_ptr<detail::PipelineState> state_;
+};
+
+}  // namespace alloy

@@ -1,0 +1,252 @@
+// Pipelines give exactly what the unpipelined computation gives, whatever
+// the sizes, depth, devices and timing; failures name the chunk and leave
+// the executor usable; slots that cannot fit are refused.
+#include <cstdlib>
+#include <numeric>
+#include <random>
+
+#include "streaming_kernels.hpp"
+#include "support/random_seed.hpp"
+#include "support/test_devices.hpp"
+
+namespace alloy::test {
+namespace {
+
+const bool models_defined = (define_streaming_kernel_models(), true);
+
+std::vector<int> random_values(std::size_t count, std::mt19937_64& random) {
+  std::uniform_int_distribution<int> values(-1000, 1000);
+  std::vector<int> data(count);
+  for (int& value : data) value = values(random);
+  return data;
+}
+
+/// What the affine kernel gives for the whole array at once.
+std::vector<int> affine_reference(const std::vector<int>& x, int a, int b) {
+  std::vector<int> y(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) y[i] = a * x[i] + b + static_cast<int>(i);
+  return y;
+}
+
+PipelineOptions pipeline_options(std::size_t chunk, unsigned depth, std::vector<std::size_t> devices) {
+  PipelineOptions options;
+  options.chunk_elements = chunk;
+  options.depth = depth;
+  options.devices = std::move(devices);
+  return options;
+}
+
+std::vector<std::size_t> all_devices(const Executor& executor) {
+  std::vector<std::size_t> devices(executor.devices().size());
+  std::iota(devices.begin(), devices.end(), 0);
+  return devices;
+}
+
+}  // namespace
+
+TEST_CASE("Pipeline.Results.match_the_unpipelined_computation_for_random_shapes") {
+  if (!have_devices(1)) return;
+  REQUIRE(models_defined);
+  Executor executor(runtime(), on_selected_devices());
+  const std::uint64_t seed = random_seed();
+  MESSAGE("seed " << seed << " (replay with ALLOY_TEST_SEED)");
+  std::mt19937_64 random(seed);
+  const char* cases_text = std::getenv("ALLOY_PIPELINE_CASES");
+  const int cases = cases_text != nullptr ? std::atoi(cases_text) : 24;
+  for (int c = 0; c < cases; ++c) {
+    const std::size_t chunk = std::uniform_int_distribution<std::size_t>(1, 300)(random);
+    // Edge sizes first, then random ones up to ten chunks.
+    const std::size_t edges[] = {0, 1, chunk - 1, chunk, chunk + 1, chunk / 2};
+    const std::size_t n = c < 6 ? edges[c] : std::uniform_int_distribution<std::size_t>(0, 10 * chunk)(random);
+    const unsigned depth = std::uniform_int_distribution<unsigned>(2, 3)(random);
+    const bool one_device = executor.devices().size() == 1 || random() % 2 == 0;
+    CAPTURE(c);
+    CAPTURE(n);
+    CAPTURE(chunk);
+    CAPTURE(depth);
+    CAPTURE(one_device);
+    const std::vector<int> x = random_values(n, random);
+    std::vector<int> y(n, 7);
+    const PipelineOptions options =
+        pipeline_options(chunk, depth, one_device ? std::vector<std::size_t>{0} : all_devices(executor));
+    Pipeline pipeline(executor, n, options);
+    const PipelineInput in = pipeline.input(std::span<const int>(x));
+    const PipelineOutput out = pipeline.output(std::span<int>(y));
+    pipeline.kernel(streaming_kernels, "affine", {in, out, chunk_offset, chunk_length, 3, -5});
+    const PipelineReport report = pipeline.run();
+    CHECK(report.chunks == (n + chunk - 1) / chunk);
+    REQUIRE(y == affine_reference(x, 3, -5));
+  }
+}
+
+TEST_CASE("Pipeline.Results.several_inputs_and_outputs_of_different_types") {
+  if (!have_devices(1)) return;
+  REQUIRE(models_defined);
+  Executor executor(runtime(), on_selected_devices());
+  std::mt19937_64 random(random_seed());
+  const std::size_t n = 1000;
+  const std::vector<int> a = random_values(n, random);
+  std::vector<float> b(n);
+  for (std::size_t i = 0; i < n; ++i) b[i] = static_cast<float>(a[(i * 7) % n]) + 0.25f;
+  std::vector<int> sum(n);
+  std::vector<float> scaled(n);
+  Pipeline pipeline(executor, n, pipeline_options(96, 3, all_devices(executor)));
+  const auto in_a = pipeline.input(std::span<const int>(a));
+  const auto in_b = pipeline.input(std::span<const float>(b));
+  const auto out_sum = pipeline.output(std::span<int>(sum));
+  const auto out_scaled = pipeline.output(std::span<float>(scaled));
+  pipeline.kernel(streaming_kernels, "combine_two", {in_a, in_b, out_sum, out_scaled, chunk_length}, 32);
+  pipeline.run();
+  for (std::size_t i = 0; i < n; ++i) {
+    REQUIRE(sum[i] == a[i] + static_cast<int>(b[i]));
+    REQUIRE(scaled[i] == b[i] * 0.5f);
+  }
+}
+
+TEST_CASE("Pipeline.Reduction.partials_per_chunk_combine_exactly") {
+  if (!have_devices(1)) return;
+  REQUIRE(models_defined);
+  Executor executor(runtime(), on_selected_devices());
+  std::mt19937_64 random(random_seed());
+  const std::size_t n = 2345;
+  const std::vector<int> x = random_values(n, random);
+  Pipeline pipeline(executor, n, pipeline_options(200, 2, all_devices(executor)));
+  const auto in = pipeline.input(std::span<const int>(x));
+  const auto partial = pipeline.reduction<std::int64_t>(2);
+  // A graph per chunk: one work-item sums the chunk.
+  pipeline.each_chunk([&](Graph& graph, const Chunk& chunk) {
+    graph.kernel(streaming_kernels, "sum_and_max", {Extent(1)},
+                 {read(chunk.in(in)), write(chunk.partial(partial)), std::uint64_t{chunk.length}},
+                 chunk.options("sum_and_max"));
+  });
+  pipeline.run();
+  const std::vector<std::int64_t> sums =
+      pipeline.reduce<std::int64_t>(partial, 0, [](std::int64_t a, std::int64_t b) { return a + b; });
+  const std::vector<std::int64_t> largest = pipeline.reduce<std::int64_t>(
+      partial, INT64_MIN, [](std::int64_t a, std::int64_t b) { return std::max(a, b); });
+  // reduce folds each position over the chunks: sums[0] is the total; the
+  // maximum of position 1 is the largest element.
+  CHECK(sums[0] == std::accumulate(x.begin(), x.end(), std::int64_t{0}));
+  CHECK(largest[1] == *std::max_element(x.begin(), x.end()));
+}
+
+TEST_CASE("Pipeline.Failures.a_failing_chunk_is_named_and_the_executor_stays_usable") {
+  if (!have_devices(1)) return;
+  REQUIRE(models_defined);
+  Executor executor(runtime(), on_selected_devices());
+  const std::size_t n = 1000;
+  const std::size_t chunk = 100;
+  std::vector<int> x(n);
+  std::iota(x.begin(), x.end(), 0);
+  std::vector<int> y(n, -1);
+  Pipeline pipeline(executor, n, pipeline_options(chunk, 2, {0}));
+  const auto in = pipeline.input(std::span<const int>(x));
+  const auto out = pipeline.output(std::span<int>(y));
+  pipeline.each_chunk([&](Graph& graph, const Chunk& c) {
+    // Chunk 3 names a kernel the program does not have: its task fails.
+    graph.kernel(streaming_kernels, c.index == 3 ? "no_such_kernel" : "affine", {Extent(c.length)},
+                 {read(c.in(in)), write(c.out(out)), std::uint64_t{c.offset}, std::uint64_t{c.length}, 1, 0},
+                 c.options("affine"));
+  });
+  std::string message;
+  try {
+    pipeline.run();
+  } catch (const Error& error) {
+    message = error.what();
+  }
+  INFO(message);
+  CHECK(message.find("chunk 3: affine") != std::string::npos);
+  CHECK(message.find("no_such_kernel") != std::string::npos);
+  // Chunks before the failure are done; its own chunk is untouched; later
+  // ones are either done or (waiting on the failed chunk's slot) untouched.
+  const std::vector<int> expected = affine_reference(x, 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i < 3 * chunk) REQUIRE(y[i] == expected[i]);
+    if (i >= 3 * chunk && i < 4 * chunk) REQUIRE(y[i] == -1);
+    if (i >= 4 * chunk) REQUIRE((y[i] == expected[i] || y[i] == -1));
+  }
+  // The same executor runs the next pipeline.
+  std::vector<int> again(n, 0);
+  Pipeline next(executor, n, pipeline_options(chunk, 2, {0}));
+  const auto next_in = next.input(std::span<const int>(x));
+  const auto next_out = next.output(std::span<int>(again));
+  next.kernel(streaming_kernels, "affine", {next_in, next_out, chunk_offset, chunk_length, 1, 0});
+  next.run();
+  CHECK(again == expected);
+}
+
+TEST_CASE("Pipeline.Memory.slots_that_do_not_fit_are_refused_with_both_sizes") {
+  if (!have_devices(1)) return;
+  ExecutorOptions options = on_selected_devices();
+  options.device_memory_limit = std::size_t{1} << 20;
+  Executor executor(runtime(), options);
+  const std::size_t n = std::size_t{1} << 20;
+  std::vector<int> x(n);
+  std::vector<int> y(n);
+  Pipeline pipeline(executor, n, pipeline_options(n, 2, {0}));
+  pipeline.input(std::span<const int>(x));
+  pipeline.output(std::span<int>(y));
+  pipeline.each_chunk([](Graph&, const Chunk&) {});
+  std::string message;
+  try {
+    pipeline.run();
+  } catch (const InvalidArgument& error) {
+    message = error.what();
+  }
+  INFO(message);
+  CHECK(message.find("16 MiB") != std::string::npos);  // 2 slots of 8 MiB
+  CHECK(message.find("1 MiB") != std::string::npos);   // what the executor may use
+}
+
+TEST_CASE("Pipeline.Options.chosen_chunks_fit_and_turn_the_ring_over") {
+  if (!have_devices(1)) return;
+  Executor executor(runtime(), on_selected_devices());
+  const std::size_t n = std::size_t{1} << 22;
+  std::vector<float> x(n);
+  std::vector<float> y(n);
+  Pipeline pipeline(executor, n, pipeline_options(0, 3, {0}));
+  pipeline.input(std::span<const float>(x));
+  pipeline.output(std::span<float>(y));
+  const std::size_t chunk = pipeline.chunk_elements();
+  CHECK(chunk >= 1);
+  CHECK((n + chunk - 1) / chunk >= 12);  // four turns of a ring of three
+  CHECK(3 * chunk * 2 * sizeof(float) <= executor.device_memory(0));
+}
+
+TEST_CASE("Pipeline.Report.lanes_add_up_and_name_the_bound") {
+  if (!have_devices(1)) return;
+  REQUIRE(models_defined);
+  Executor executor(runtime(), on_selected_devices());
+  const std::size_t n = 50000;
+  std::vector<int> x(n, 1);
+  std::vector<int> y(n);
+  Pipeline pipeline(executor, n, pipeline_options(5000, 2, {0}));
+  const auto in = pipeline.input(std::span<const int>(x));
+  const auto out = pipeline.output(std::span<int>(y));
+  pipeline.kernel(streaming_kernels, "affine", {in, out, chunk_offset, chunk_length, 1, 0});
+  const PipelineReport report = pipeline.run();
+  REQUIRE(report.devices.size() == 1);
+  const PipelineDeviceReport& device = report.devices[0];
+  CHECK(device.chunks == 10);
+  CHECK(device.copy_in.count() > 0);
+  CHECK(device.compute.count() > 0);
+  CHECK(device.copy_out.count() > 0);
+  CHECK(device.ideal >= std::max({device.copy_in, device.compute, device.copy_out}));
+  CHECK(report.ideal == device.ideal);
+  CHECK(report.efficiency == doctest::Approx(static_cast<double>(report.ideal.count()) / report.wall.count()));
+  CHECK(report.bound_by.find(device.bound_by) == 0);
+  CHECK(report.to_string().find("overlap efficiency") != std::string::npos);
+}
+
+TEST_CASE("Pipeline.Errors.bad_arrays_and_options_are_refused") {
+  if (!have_devices(1)) return;
+  Executor executor(runtime(), on_selected_devices());
+  std::vector<int> short_array(9);
+  Pipeline pipeline(executor, 10);
+  CHECK_THROWS_AS(pipeline.input(std::span<const int>(short_array)), InvalidArgument);
+  CHECK_THROWS_AS(pipeline.run(), InvalidArgument);  // nothing to do per chunk
+  CHECK_THROWS_AS(Pipeline(executor, 10, pipeline_options(0, 0, {})), InvalidArgument);
+  CHECK_THROWS_AS(Pipeline(executor, 10, pipeline_options(0, 2, {99})), InvalidArgument);
+}
+
+}  // namespace alloy::test
