@@ -161,6 +161,8 @@ const std::vector<Device*>& Executor::devices() const { return state_->devices; 
 
 PerformanceModel& Executor::performance_model() { return state_->placement.model(); }
 
+Runtime& Executor::runtime() const { return state_->runtime; }
+
 std::size_t Executor::device_memory(std::size_t device) const {
   if (device >= state_->devices.size()) {
     throw InvalidArgument("device_memory(" + std::to_string(device) + ") of an executor of " +

@@ -1,195 +1,74 @@
-// Streaming pipelines: the per-device rings of slots and the graph of chunks.
+// Pipeline's public calls, and how a run chooses its chunks: from the
+// options, a tuned profile, or by measuring its first chunks.
 #include "alloy/pipeline.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
 
 #include "alloy/error.hpp"
+#include "chunk_sizing.hpp"
 #include "pipeline_report.hpp"
+#include "pipeline_state.hpp"
 
-namespace alloy::detail {
-
-/// A caller's array, lent to the executor as host-resident memory.
-struct HostArray {
-  std::shared_ptr<BufferStorage> storage;
-  std::size_t element_bytes = 0;
-};
-
-struct ReductionArray {
-  std::size_t values_per_chunk = 0;
-  std::size_t value_bytes = 0;
-  std::vector<std::byte> partials;  ///< per chunk, in chunk order, after a run
-  std::shared_ptr<BufferStorage> storage;  ///< lends `partials` to the executor
-
-  std::size_t slot_bytes() const { return values_per_chunk * value_bytes; }
-};
-
-/// One device's slots: per slot, one device buffer per array.
-struct Ring {
-  struct Slot {
-    std::vector<std::shared_ptr<BufferStorage>> inputs, outputs, reductions;
-  };
-  std::vector<Slot> slots;
-};
-
+namespace alloy {
 namespace {
 
-
-std::string bytes_text(std::size_t bytes) {
-  if (bytes >= (std::size_t{1} << 20)) return std::to_string(bytes >> 20) + " MiB";
-  if (bytes >= (std::size_t{1} << 10)) return std::to_string(bytes >> 10) + " KiB";
-  return std::to_string(bytes) + " bytes";
-}
+using detail::ChunkSpan;
+using detail::PipelineState;
+using detail::ReductionArray;
 
 bool report_requested() {
   const char* value = std::getenv("ALLOY_REPORT");
   return value != nullptr && std::string(value) == "1";
 }
 
+/// [first, elements) in chunks of `chunk`; the last may be shorter.
+std::vector<ChunkSpan> split(std::size_t first, std::size_t elements, std::size_t chunk) {
+  std::vector<ChunkSpan> spans;
+  for (std::size_t offset = first; offset < elements; offset += chunk) {
+    spans.push_back({offset, std::min(chunk, elements - offset)});
+  }
+  return spans;
+}
+
+/// The most elements per chunk `depth` slots may hold: at most half the
+/// smallest device memory, and 64 MiB per slot and array beyond which a
+/// longer chunk only costs memory.
+std::size_t largest_chunk(const PipelineState& s, unsigned depth) {
+  const std::size_t per_element = std::max<std::size_t>(s.bytes_per_element(), 1);
+  std::size_t largest = (std::size_t{64} << 20) / per_element;
+  const std::size_t memory = s.smallest_device_memory() / 2;
+  const std::size_t fixed = s.reduction_bytes() * depth;
+  if (memory > fixed) largest = std::min(largest, (memory - fixed) / (depth * per_element));
+  return std::max<std::size_t>(largest, 1);
+}
+
+/// Without measurements: at least four chunks per slot of every device, so
+/// that the ring turns over and the first copy-in and last copy-out are short
+/// against the whole, but no chunk under 256 KiB of slots.
+std::size_t unmeasured_chunk(const PipelineState& s, unsigned depth) {
+  const std::size_t per_element = std::max<std::size_t>(s.bytes_per_element(), 1);
+  const std::size_t turns = 4 * depth * s.options.devices.size();
+  std::size_t chunk = (s.elements + turns - 1) / turns;
+  chunk = std::max(chunk, (std::size_t{256} << 10) / per_element);
+  chunk = std::min(chunk, largest_chunk(s, depth));
+  return std::max<std::size_t>(std::min(chunk, std::max<std::size_t>(s.elements, 1)), 1);
+}
+
+/// Triple buffering absorbs uneven chunk times; it takes a third more
+/// memory, so it is used where three slots fit in half the device memory.
+unsigned automatic_depth(const PipelineState& s, std::size_t chunk) {
+  const std::size_t three = 3 * (chunk * s.bytes_per_element() + s.reduction_bytes());
+  return three <= s.smallest_device_memory() / 2 ? 3 : 2;
+}
+
 }  // namespace
 
-struct PipelineState {
-  Executor& executor;
-  std::size_t elements;
-  PipelineOptions options;
-  std::vector<HostArray> inputs;
-  std::vector<HostArray> outputs;
-  std::vector<ReductionArray> reductions;
-  std::function<void(Graph&, const Chunk&)> build;
-  std::vector<Ring> rings;  ///< per entry of options.devices
-  std::size_t ring_chunk = 0;  ///< the chunk size `rings` were made for
-
-  /// Slot bytes per element over all arrays, and per slot for reductions.
-  std::size_t bytes_per_element() const {
-    std::size_t bytes = 0;
-    for (const HostArray& array : inputs) bytes += array.element_bytes;
-    for (const HostArray& array : outputs) bytes += array.element_bytes;
-    return bytes;
-  }
-  std::size_t reduction_bytes() const {
-    std::size_t bytes = 0;
-    for (const ReductionArray& reduction : reductions) bytes += reduction.slot_bytes();
-    return bytes;
-  }
-  std::size_t smallest_device_memory() const {
-    std::size_t smallest = SIZE_MAX;
-    for (std::size_t device : options.devices) smallest = std::min(smallest, executor.device_memory(device));
-    return smallest;
-  }
-  void check_fits(std::size_t chunk) const;
-  void make_rings(std::size_t chunk);
-  Graph chunk_graph(std::size_t chunk, std::size_t chunks);
-};
-
-void detail::PipelineState::check_fits(std::size_t chunk) const {
-  const std::size_t per_slot = chunk * bytes_per_element() + reduction_bytes();
-  const std::size_t needed = per_slot * options.depth;
-  for (std::size_t device : options.devices) {
-    const std::size_t memory = executor.device_memory(device);
-    if (needed > memory) {
-      throw InvalidArgument("pipeline of chunks of " + std::to_string(chunk) + " elements: " +
-                            std::to_string(options.depth) + " slots of " + bytes_text(per_slot) +
-                            " need " + bytes_text(needed) + " on " +
-                            executor.devices()[device]->label() + ", which has " +
-                            bytes_text(memory) + " for the executor; use smaller chunks or a "
-                            "smaller depth");
-    }
-  }
-}
-
-void detail::PipelineState::make_rings(std::size_t chunk) {
-  if (ring_chunk == chunk && rings.size() == options.devices.size()) return;
-  check_fits(chunk);
-  rings.assign(options.devices.size(), {});
-  for (Ring& ring : rings) {
-    ring.slots.resize(options.depth);
-    for (Ring::Slot& slot : ring.slots) {
-      for (const HostArray& array : inputs) {
-        slot.inputs.push_back(std::make_shared<BufferStorage>(chunk * array.element_bytes));
-      }
-      for (const HostArray& array : outputs) {
-        slot.outputs.push_back(std::make_shared<BufferStorage>(chunk * array.element_bytes));
-      }
-      for (const ReductionArray& reduction : reductions) {
-        slot.reductions.push_back(std::make_shared<BufferStorage>(reduction.slot_bytes()));
-      }
-    }
-  }
-  ring_chunk = chunk;
-}
-
-Graph detail::PipelineState::chunk_graph(std::size_t chunk, std::size_t chunks) {
-  Graph graph;
-  const std::size_t devices = options.devices.size();
-  for (std::size_t i = 0; i < chunks; ++i) {
-    Chunk c;
-    c.index = i;
-    c.offset = i * chunk;
-    c.length = std::min(chunk, elements - c.offset);
-    c.ring = i % devices;
-    c.slot = (i / devices) % options.depth;
-    c.device = options.devices[c.ring];
-    c.state = this;
-    const Ring::Slot& slot = rings[c.ring].slots[c.slot];
-    for (std::size_t a = 0; a < inputs.size(); ++a) {
-      const std::size_t bytes = inputs[a].element_bytes;
-      graph.copy({inputs[a].storage, {c.offset * bytes, (c.offset + c.length) * bytes}},
-                 {slot.inputs[a], {0, c.length * bytes}}, c.options("copy-in"));
-    }
-    build(graph, c);
-    for (std::size_t a = 0; a < outputs.size(); ++a) {
-      const std::size_t bytes = outputs[a].element_bytes;
-      graph.copy({slot.outputs[a], {0, c.length * bytes}},
-                 {outputs[a].storage, {c.offset * bytes, (c.offset + c.length) * bytes}},
-                 c.options("copy-out"));
-    }
-    for (std::size_t a = 0; a < reductions.size(); ++a) {
-      const std::size_t bytes = reductions[a].slot_bytes();
-      graph.copy({slot.reductions[a], {0, bytes}}, {reductions[a].storage, {i * bytes, (i + 1) * bytes}},
-                 c.options("partials copy-out"));
-    }
-  }
-  return graph;
-}
-
-}  // namespace alloy::detail
-
-namespace alloy {
-using detail::PipelineState;
-using detail::ReductionArray;
-
-BufferSlice Chunk::in(PipelineInput input) const {
-  const auto& arrays = state->rings.at(ring).slots.at(slot).inputs;
-  if (input.index >= arrays.size()) throw InvalidArgument("Chunk::in: the pipeline has no input " + std::to_string(input.index));
-  return {arrays[input.index], {0, length * state->inputs[input.index].element_bytes}};
-}
-
-BufferSlice Chunk::out(PipelineOutput output) const {
-  const auto& arrays = state->rings.at(ring).slots.at(slot).outputs;
-  if (output.index >= arrays.size()) throw InvalidArgument("Chunk::out: the pipeline has no output " + std::to_string(output.index));
-  return {arrays[output.index], {0, length * state->outputs[output.index].element_bytes}};
-}
-
-BufferSlice Chunk::partial(PipelineReduction reduction) const {
-  const auto& arrays = state->rings.at(ring).slots.at(slot).reductions;
-  if (reduction.index >= arrays.size()) {
-    throw InvalidArgument("Chunk::partial: the pipeline has no reduction " + std::to_string(reduction.index));
-  }
-  return {arrays[reduction.index], {0, state->reductions[reduction.index].slot_bytes()}};
-}
-
-TaskOptions Chunk::options(const std::string& name) const {
-  TaskOptions options;
-  options.name = "chunk " + std::to_string(index) + ": " + name;
-  options.device = device;
-  return options;
-}
-
 Pipeline::Pipeline(Executor& executor, std::size_t elements, PipelineOptions options)
-    : state_(std::make_unique<detail::PipelineState>(detail::PipelineState{executor, elements, std::move(options), {}, {}, {}, {}, {}, 0})) {
+    : state_(std::make_unique<PipelineState>(executor, elements, std::move(options))) {
   PipelineOptions& chosen = state_->options;
-  if (chosen.depth < 1) throw InvalidArgument("pipeline depth 0: it needs at least one slot per device (2 double-buffers)");
   const std::size_t available = executor.devices().size();
   if (chosen.devices.empty()) {
     for (std::size_t d = 0; d < available; ++d) chosen.devices.push_back(d);
@@ -211,7 +90,7 @@ PipelineInput Pipeline::add_input(const std::byte* data, std::size_t count, std:
   }
   BorrowedMemory lent{const_cast<std::byte*>(data), count * element_bytes, true};
   state_->inputs.push_back({std::make_shared<BufferStorage>(lent), element_bytes});
-  state_->ring_chunk = 0;
+  forget_chunking();
   return {state_->inputs.size() - 1};
 }
 
@@ -222,14 +101,14 @@ PipelineOutput Pipeline::add_output(std::byte* data, std::size_t count, std::siz
   }
   state_->outputs.push_back({std::make_shared<BufferStorage>(BorrowedMemory{data, count * element_bytes, false}),
                              element_bytes});
-  state_->ring_chunk = 0;
+  forget_chunking();
   return {state_->outputs.size() - 1};
 }
 
 PipelineReduction Pipeline::add_reduction(std::size_t values_per_chunk, std::size_t value_bytes) {
   if (values_per_chunk == 0) throw InvalidArgument("pipeline reduction of 0 values per chunk");
-  state_->reductions.push_back({values_per_chunk, value_bytes, {}, nullptr});
-  state_->ring_chunk = 0;
+  state_->reductions.push_back({values_per_chunk, value_bytes, {}});
+  forget_chunking();
   return {state_->reductions.size() - 1};
 }
 
@@ -250,21 +129,18 @@ std::size_t Pipeline::values_per_chunk(PipelineReduction reduction) const {
 }
 
 std::size_t Pipeline::chunk_elements() const {
-  const detail::PipelineState& s = *state_;
-  if (s.options.chunk_elements != 0) return s.options.chunk_elements;
-  // At least four chunks per slot of every device, so that the ring turns
-  // over and the first copy-in and last copy-out are short against the whole.
-  const std::size_t per_element = std::max<std::size_t>(s.bytes_per_element(), 1);
-  const std::size_t turns = 4 * s.options.depth * s.options.devices.size();
-  std::size_t chunk = (s.elements + turns - 1) / std::max<std::size_t>(turns, 1);
-  // Launches and transfers cost microseconds each: chunks of at least
-  // 256 KiB keep that small; beyond 64 MiB a slot only costs memory.
-  chunk = std::clamp(chunk, (std::size_t{256} << 10) / per_element, (std::size_t{64} << 20) / per_element);
-  // Half the device's memory for the slots, at most.
-  const std::size_t memory = s.smallest_device_memory() / 2;
-  const std::size_t fixed = s.reduction_bytes() * s.options.depth;
-  if (memory > fixed) chunk = std::min(chunk, (memory - fixed) / (s.options.depth * per_element));
-  return std::max<std::size_t>(std::min(chunk, std::max<std::size_t>(s.elements, 1)), 1);
+  return state_->options.chunk_elements != 0 ? state_->options.chunk_elements : state_->chosen_chunk;
+}
+
+unsigned Pipeline::depth() const {
+  return state_->options.depth != 0 ? state_->options.depth : state_->chosen_depth;
+}
+
+void Pipeline::forget_chunking() {
+  // New arrays change the slots' size: the next run chooses again.
+  state_->chosen_chunk = 0;
+  state_->chosen_depth = 0;
+  state_->ring_chunk = 0;
 }
 
 void Pipeline::kernel(ProgramSource source, std::string kernel_name, std::vector<PipelineArg> args,
@@ -285,6 +161,7 @@ void Pipeline::kernel(const TunableKernel& kernel, std::vector<PipelineArg> args
   each_chunk([this, shared, args = std::move(args)](Graph& graph, const Chunk& c) {
     graph.kernel(*shared, Extent(c.length), task_args(args, c), c.options(shared->name));
   });
+  state_->tunable = shared;
 }
 
 std::vector<TaskArg> Pipeline::task_args(const std::vector<PipelineArg>& args, const Chunk& c) const {
@@ -309,38 +186,89 @@ std::vector<TaskArg> Pipeline::task_args(const std::vector<PipelineArg>& args, c
 void Pipeline::each_chunk(std::function<void(Graph&, const Chunk&)> build) {
   if (!build) throw InvalidArgument("Pipeline::each_chunk with an empty function");
   state_->build = std::move(build);
+  state_->tunable = nullptr;
 }
 
 PipelineReport Pipeline::run() {
-  detail::PipelineState& s = *state_;
+  PipelineState& s = *state_;
   if (!s.build) {
     throw InvalidArgument("Pipeline::run before kernel() or each_chunk() said what to do with each chunk");
   }
-  const std::size_t chunk = chunk_elements();
-  s.make_rings(chunk);
-  const std::size_t chunks = (s.elements + chunk - 1) / chunk;
-  for (ReductionArray& reduction : s.reductions) {
-    reduction.partials.assign(chunks * reduction.slot_bytes(), std::byte{0});
-    reduction.storage = std::make_shared<BufferStorage>(
-        BorrowedMemory{reduction.partials.data(), reduction.partials.size(), false});
-  }
-  const Graph graph = s.chunk_graph(chunk, chunks);
-  RunOptions options;
-  options.timed = true;
-  const Run run = s.executor.run(graph, options);
-  run.wait();
-  PipelineReport report = detail::summarize(run.command_times(), run.statistics().wall_time,
-                                            s.executor.devices(), s.options.devices);
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<ChunkSpan> spans;  // every chunk streamed, in order
+  std::vector<CommandTime> commands;
+  for (ReductionArray& reduction : s.reductions) reduction.partials.clear();
+  if (chunk_elements() == 0 || depth() == 0) choose_chunking(spans, commands);
+  const std::vector<ChunkSpan> rest = split(spans.empty() ? 0 : spans.back().offset + spans.back().length,
+                                            s.elements, chunk_elements());
+  detail::StreamedChunks streamed = s.stream(rest, spans.size(), chunk_elements(), depth());
+  commands.insert(commands.end(), streamed.commands.begin(), streamed.commands.end());
+  spans.insert(spans.end(), rest.begin(), rest.end());
+  const auto wall = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started);
+
+  PipelineReport report = detail::summarize(commands, wall, s.executor.devices(), s.options.devices);
   report.elements = s.elements;
-  report.chunk_elements = chunk;
-  report.chunks = chunks;
-  report.depth = s.options.depth;
-  for (std::size_t ring = 0; ring < report.devices.size(); ++ring) {
-    const std::size_t rings = report.devices.size();
-    report.devices[ring].chunks = chunks / rings + (ring < chunks % rings ? 1 : 0);
+  report.chunk_elements = chunk_elements();
+  report.chunks = spans.size();
+  report.depth = depth();
+  report.chunking = s.chunking;
+  const std::size_t rings = report.devices.size();
+  for (std::size_t ring = 0; ring < rings; ++ring) {
+    report.devices[ring].chunks = spans.size() / rings + (ring < spans.size() % rings ? 1 : 0);
   }
-  if (detail::report_requested()) std::cerr << report.to_string();
+  if (report_requested()) std::cerr << report.to_string();
   return report;
+}
+
+void Pipeline::choose_chunking(std::vector<ChunkSpan>& calibrated, std::vector<CommandTime>& commands) {
+  PipelineState& s = *state_;
+  const std::size_t devices = s.options.devices.size();
+  if (s.options.chunk_elements != 0) {
+    s.chosen_chunk = s.options.chunk_elements;
+    s.chunking = "given";
+  } else if (const std::optional<TunedChoice> tuned = tuned_chunking(); tuned) {
+    s.chunking = "from the profile " + tuned->file.string();
+  } else {
+    const detail::CalibrationSizes sizes = detail::calibration_sizes(s.bytes_per_element());
+    const std::size_t calibration = devices * (sizes.short_chunk + sizes.long_chunk);
+    if (s.elements < 8 * calibration || sizes.long_chunk > largest_chunk(s, 2)) {
+      // Too little data for calibration to pay off.
+      s.chosen_chunk = unmeasured_chunk(s, s.options.depth != 0 ? s.options.depth : 3);
+      s.chunking = "without measuring (too few elements to calibrate)";
+    } else {
+      // The first chunks of each device: a short and a long one, timed.
+      for (std::size_t i = 0; i < 2 * devices; ++i) {
+        const std::size_t length = i < devices ? sizes.short_chunk : sizes.long_chunk;
+        const std::size_t offset = calibrated.empty() ? 0 : calibrated.back().offset + calibrated.back().length;
+        calibrated.push_back({offset, length});
+      }
+      detail::StreamedChunks streamed = s.stream(calibrated, 0, sizes.long_chunk, 2);
+      std::vector<unsigned> engines;
+      for (std::size_t device : s.options.devices) engines.push_back(s.executor.devices()[device]->info().copy_engines);
+      const std::vector<detail::DeviceCost> costs = detail::fit_costs(streamed, calibrated, engines);
+      const std::size_t left = s.elements - calibration;
+      s.chosen_chunk = detail::best_chunk(costs, left, sizes.short_chunk, largest_chunk(s, 3));
+      s.chunking = "measured on the first " + std::to_string(calibrated.size()) + " chunks";
+      commands = std::move(streamed.commands);
+    }
+  }
+  if (s.chosen_depth == 0) s.chosen_depth = s.options.depth != 0 ? s.options.depth : automatic_depth(s, chunk_elements());
+}
+
+std::optional<TunedChoice> Pipeline::tuned_chunking() {
+  PipelineState& s = *state_;
+  if (!s.tunable) return std::nullopt;
+  Device& device = *s.executor.devices()[s.options.devices.front()];
+  TunedChoice choice = s.executor.runtime().profiles().lookup(device.info(), *s.tunable, Extent(s.elements));
+  if (choice.match == ProfileMatch::defaults) return std::nullopt;
+  const auto value = [&](const char* name) -> std::int64_t {
+    const std::optional<std::size_t> index = s.tunable->parameter_index(name);
+    return index && *index < choice.configuration.size() ? choice.configuration[*index] : 0;
+  };
+  if (value("STREAM_CHUNK") <= 0) return std::nullopt;
+  s.chosen_chunk = static_cast<std::size_t>(value("STREAM_CHUNK"));
+  if (value("STREAM_DEPTH") > 0 && s.options.depth == 0) s.chosen_depth = static_cast<unsigned>(value("STREAM_DEPTH"));
+  return choice;
 }
 
 }  // namespace alloy

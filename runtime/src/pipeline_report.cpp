@@ -72,7 +72,8 @@ namespace alloy {
 std::string PipelineReport::to_string() const {
   std::ostringstream out;
   out << "alloy pipeline: " << elements << " elements in " << chunks << " chunks of " << chunk_elements
-      << ", depth " << depth << ", on " << devices.size() << (devices.size() == 1 ? " device\n" : " devices\n");
+      << " (chunk size " << chunking << "), depth " << depth << ", on " << devices.size()
+      << (devices.size() == 1 ? " device\n" : " devices\n");
   for (const PipelineDeviceReport& device : devices) {
     out << "  " << device.label << ": copy-in " << detail::milliseconds(device.copy_in) << ", compute "
         << detail::milliseconds(device.compute) << ", copy-out " << detail::milliseconds(device.copy_out)

@@ -7,6 +7,7 @@
 
 #include "streaming_kernels.hpp"
 #include "support/random_seed.hpp"
+#include "support/temporary_folder.hpp"
 #include "support/test_devices.hpp"
 
 namespace alloy::test {
@@ -198,19 +199,74 @@ TEST_CASE("Pipeline.Memory.slots_that_do_not_fit_are_refused_with_both_sizes") {
   CHECK(message.find("1 MiB") != std::string::npos);   // what the executor may use
 }
 
-TEST_CASE("Pipeline.Options.chosen_chunks_fit_and_turn_the_ring_over") {
+TEST_CASE("Pipeline.Options.automatic_chunks_are_measured_then_kept") {
   if (!have_devices(1)) return;
+  REQUIRE(models_defined);
   Executor executor(runtime(), on_selected_devices());
-  const std::size_t n = std::size_t{1} << 22;
-  std::vector<float> x(n);
-  std::vector<float> y(n);
-  Pipeline pipeline(executor, n, pipeline_options(0, 3, {0}));
-  pipeline.input(std::span<const float>(x));
-  pipeline.output(std::span<float>(y));
+  std::mt19937_64 random(random_seed());
+  const std::size_t n = (std::size_t{1} << 22) + 12345;
+  const std::vector<int> x = random_values(n, random);
+  std::vector<int> y(n);
+  Pipeline pipeline(executor, n, pipeline_options(0, 0, all_devices(executor)));
+  const auto in = pipeline.input(std::span<const int>(x));
+  const auto out = pipeline.output(std::span<int>(y));
+  pipeline.kernel(streaming_kernels, "affine", {in, out, chunk_offset, chunk_length, 2, 1});
+  CHECK(pipeline.chunk_elements() == 0);  // chosen by the first run
+  const PipelineReport first = pipeline.run();
+  CHECK(y == affine_reference(x, 2, 1));
+  INFO(first.to_string());
+  CHECK(first.chunking.find("measured on the first") == 0);
   const std::size_t chunk = pipeline.chunk_elements();
   CHECK(chunk >= 1);
-  CHECK((n + chunk - 1) / chunk >= 12);  // four turns of a ring of three
-  CHECK(3 * chunk * 2 * sizeof(float) <= executor.device_memory(0));
+  CHECK((pipeline.depth() == 2 || pipeline.depth() == 3));
+  for (std::size_t d = 0; d < executor.devices().size(); ++d) {
+    CHECK(pipeline.depth() * chunk * 2 * sizeof(int) <= executor.device_memory(d));
+  }
+  // The next run keeps the choice and measures nothing first.
+  std::fill(y.begin(), y.end(), 0);
+  const PipelineReport second = pipeline.run();
+  CHECK(y == affine_reference(x, 2, 1));
+  CHECK(second.chunk_elements == chunk);
+  CHECK(second.chunks == (n + chunk - 1) / chunk);
+}
+
+TEST_CASE("Pipeline.Options.a_tuned_profile_sets_chunk_and_depth") {
+  for_each_device([](Device& device) {
+    TunableKernel tunable;
+    tunable.name = "test.stream_affine";
+    tunable.source = streaming_kernels;
+    tunable.kernel_name = "affine";
+    tunable.parameters = {{"STREAM_CHUNK", {1000, 4096}, 4096, {}}, {"STREAM_DEPTH", {2, 3}, 2, {}}};
+    tunable.launch = {{0, {}, {}, {0, {}, {}}}};  // the driver picks the work-group size
+    TemporaryFolder folder("stream-profile");
+    const std::size_t n = 10000;
+    DeviceProfile profile = DeviceProfile::for_device(device.info());
+    ProfileEntry entry;
+    entry.kernel = tunable.name;
+    entry.source_hash = tunable.source_hash();
+    entry.problem = Extent(n);
+    entry.configuration = {{"STREAM_CHUNK", 1000}, {"STREAM_DEPTH", 3}};
+    entry.seconds = 1e-3;
+    profile.put(entry);
+    write_profile(ProfileStore::file_for(folder.path, device.info()), profile);
+
+    ProfiledRuntime tuned = runtime_with_profiles(folder.path, device);
+    ExecutorOptions options;
+    options.devices = {tuned.device};
+    Executor executor(*tuned.runtime, options);
+    std::vector<int> x(n, 4);
+    std::vector<int> y(n);
+    Pipeline pipeline(executor, n);
+    const auto in = pipeline.input(std::span<const int>(x));
+    const auto out = pipeline.output(std::span<int>(y));
+    pipeline.kernel(tunable, {in, out, chunk_offset, chunk_length, 1, 0});
+    const PipelineReport report = pipeline.run();
+    CHECK(report.chunk_elements == 1000);
+    CHECK(report.depth == 3);
+    CHECK(report.chunks == 10);
+    CHECK(report.chunking.find("from the profile") == 0);
+    CHECK(y == affine_reference(x, 1, 0));
+  });
 }
 
 TEST_CASE("Pipeline.Report.lanes_add_up_and_name_the_bound") {
@@ -245,7 +301,6 @@ TEST_CASE("Pipeline.Errors.bad_arrays_and_options_are_refused") {
   Pipeline pipeline(executor, 10);
   CHECK_THROWS_AS(pipeline.input(std::span<const int>(short_array)), InvalidArgument);
   CHECK_THROWS_AS(pipeline.run(), InvalidArgument);  // nothing to do per chunk
-  CHECK_THROWS_AS(Pipeline(executor, 10, pipeline_options(0, 0, {})), InvalidArgument);
   CHECK_THROWS_AS(Pipeline(executor, 10, pipeline_options(0, 2, {99})), InvalidArgument);
 }
 

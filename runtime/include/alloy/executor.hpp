@@ -130,6 +130,7 @@ class Executor {
   void wait();
 
   const std::vector<Device*>& devices() const;
+  Runtime& runtime() const;
   /// What earliest_finish_time predicts from; record into it to seed it
   /// (keys from Graph::kernel_key). Every kernel and transfer time measured
   /// before wait() returned is in it.

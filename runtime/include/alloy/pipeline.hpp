@@ -19,6 +19,7 @@
 namespace alloy {
 namespace detail {
 struct PipelineState;
+struct ChunkSpan;
 }
 
 /// Handles to a pipeline's arrays, as Pipeline::input/output/reduction give them.
@@ -78,11 +79,13 @@ struct Chunk {
 };
 
 struct PipelineOptions {
-  /// Elements per chunk; 0 chooses (see docs/streaming.md): at least
-  /// four chunks per device and slot, within what the device memory allows.
+  /// Elements per chunk; 0 chooses (see docs/streaming.md): a tunable
+  /// kernel's profile entry where it sets STREAM_CHUNK, else the size the
+  /// first chunks' measured copy and kernel times predict fastest.
   std::size_t chunk_elements = 0;
-  /// Slots per array and device: 2 is double buffering, 3 triple.
-  unsigned depth = 2;
+  /// Slots per array and device: 2 is double buffering, 3 triple; 0
+  /// chooses 3 where three slots fit in half the device memory, else 2.
+  unsigned depth = 0;
   /// Indices into the executor's devices that take chunks, in turn; empty:
   /// all of them.
   std::vector<std::size_t> devices;
@@ -106,9 +109,12 @@ struct PipelineDeviceReport {
 /// What a pipeline run measured, and how close it came to full overlap.
 struct PipelineReport {
   std::size_t elements = 0;
-  std::size_t chunk_elements = 0;
+  std::size_t chunk_elements = 0;  ///< after the calibration chunks, if any
   std::size_t chunks = 0;
   unsigned depth = 0;
+  /// How the chunk size was chosen: "given", "measured on the first 4
+  /// chunks", "from the profile <file>", or "without measuring (...)".
+  std::string chunking;
   std::vector<PipelineDeviceReport> devices;
   std::chrono::nanoseconds wall{0};   ///< from submission until every chunk was home
   std::chrono::nanoseconds ideal{0};  ///< the largest device ideal: devices run side by side
@@ -198,8 +204,12 @@ class Pipeline {
     return result;
   }
 
-  /// The elements per chunk run() uses (chosen when the options gave 0).
+  /// The elements per chunk: the options', else what the first run chose
+  /// (0 before it).
   std::size_t chunk_elements() const;
+  /// Slots per device and array: the options', else what the first run
+  /// chose (0 before it).
+  unsigned depth() const;
 
  private:
   PipelineInput add_input(const std::byte* data, std::size_t count, std::size_t element_bytes);
@@ -208,6 +218,12 @@ class Pipeline {
   std::span<const std::byte> partials(PipelineReduction reduction, std::size_t value_bytes) const;
   std::size_t values_per_chunk(PipelineReduction reduction) const;
   std::vector<TaskArg> task_args(const std::vector<PipelineArg>& args, const Chunk& chunk) const;
+  void forget_chunking();
+  /// Sets the chunk size and depth, streaming the calibration chunks when
+  /// it measures (their spans and commands are appended).
+  void choose_chunking(std::vector<detail::ChunkSpan>& calibrated, std::vector<CommandTime>& commands);
+  /// The tunable kernel's profile entry, when it sets STREAM_CHUNK.
+  std::optional<TunedChoice> tuned_chunking();
 
   std::unique_ptr<detail::PipelineState> state_;
 };

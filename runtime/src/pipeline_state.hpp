@@ -1,0 +1,84 @@
+// What a Pipeline keeps: the caller's arrays, the per-device rings of slots,
+// and how a run of chunks becomes one graph (internal to the runtime).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "alloy/pipeline.hpp"
+
+namespace alloy::detail {
+
+/// A caller's array, lent to the executor as host-resident memory.
+struct HostArray {
+  std::shared_ptr<BufferStorage> storage;
+  std::size_t element_bytes = 0;
+};
+
+struct ReductionArray {
+  std::size_t values_per_chunk = 0;
+  std::size_t value_bytes = 0;
+  std::vector<std::byte> partials;  ///< per chunk, in chunk order, after a run
+
+  std::size_t slot_bytes() const { return values_per_chunk * value_bytes; }
+};
+
+/// One device's slots: per slot, one device buffer per array.
+struct Ring {
+  struct Slot {
+    std::vector<std::shared_ptr<BufferStorage>> inputs, outputs, reductions;
+  };
+  std::vector<Slot> slots;
+};
+
+/// Elements [offset, offset + length) of every array.
+struct ChunkSpan {
+  std::size_t offset = 0;
+  std::size_t length = 0;
+};
+
+/// One submission of chunks and what it measured.
+struct StreamedChunks {
+  std::vector<CommandTime> commands;
+  /// Per command, the chunk it belongs to (its position among the spans).
+  std::vector<std::size_t> chunk_of_command;
+};
+
+struct PipelineState {
+  PipelineState(Executor& on, std::size_t count, PipelineOptions chosen)
+      : executor(on), elements(count), options(std::move(chosen)) {}
+
+  Executor& executor;
+  std::size_t elements;
+  PipelineOptions options;
+  std::vector<HostArray> inputs;
+  std::vector<HostArray> outputs;
+  std::vector<ReductionArray> reductions;
+  std::function<void(Graph&, const Chunk&)> build;
+  std::shared_ptr<const TunableKernel> tunable;  ///< when kernel(TunableKernel) set `build`
+  std::string chunking;  ///< how the chunk size was chosen, for the report
+  /// What the first automatic run chose (or the options), kept for the next runs.
+  std::size_t chosen_chunk = 0;
+  unsigned chosen_depth = 0;
+  std::vector<Ring> rings;  ///< per entry of options.devices
+  std::size_t ring_chunk = 0;  ///< what `rings` were made for
+  unsigned ring_depth = 0;
+
+  /// Slot bytes per element over all arrays; per slot for reductions.
+  std::size_t bytes_per_element() const;
+  std::size_t reduction_bytes() const;
+  std::size_t smallest_device_memory() const;
+  /// InvalidArgument naming both sizes when `depth` slots of `chunk`
+  /// elements do not fit a device.
+  void check_fits(std::size_t chunk, unsigned depth) const;
+  void make_rings(std::size_t chunk, unsigned depth);
+  /// Streams `spans` (chunk numbers from `first_chunk`, for names) through
+  /// rings of `depth` slots of `chunk` elements, timed, and waits: throws
+  /// the first failure. Appends the reductions' partials in chunk order.
+  StreamedChunks stream(const std::vector<ChunkSpan>& spans, std::size_t first_chunk, std::size_t chunk,
+                        unsigned depth);
+};
+
+}  // namespace alloy::detail
