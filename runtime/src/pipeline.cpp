@@ -57,6 +57,14 @@ std::size_t unmeasured_chunk(const PipelineState& s, unsigned depth) {
   return std::max<std::size_t>(std::min(chunk, std::max<std::size_t>(s.elements, 1)), 1);
 }
 
+/// With files, chunks of whole O_DIRECT blocks (of any element size), so
+/// that every chunk's offset in the file is aligned.
+std::size_t whole_blocks(const PipelineState& s, std::size_t chunk) {
+  const std::size_t block = detail::direct_alignment;
+  if (!s.has_files() || chunk < block) return chunk;
+  return chunk / block * block;
+}
+
 /// Triple buffering absorbs uneven chunk times; it takes a third more
 /// memory, so it is used where three slots fit in half the device memory.
 unsigned automatic_depth(const PipelineState& s, std::size_t chunk) {
@@ -89,7 +97,11 @@ PipelineInput Pipeline::add_input(const std::byte* data, std::size_t count, std:
                           std::to_string(state_->elements));
   }
   BorrowedMemory lent{const_cast<std::byte*>(data), count * element_bytes, true};
-  state_->inputs.push_back({std::make_shared<BufferStorage>(lent), element_bytes});
+  detail::HostArray array;
+  array.storage = std::make_shared<BufferStorage>(lent);
+  array.element_bytes = element_bytes;
+  array.description = "caller's memory";
+  state_->inputs.push_back(std::move(array));
   forget_chunking();
   return {state_->inputs.size() - 1};
 }
@@ -99,8 +111,38 @@ PipelineOutput Pipeline::add_output(std::byte* data, std::size_t count, std::siz
     throw InvalidArgument("pipeline output of " + std::to_string(count) + " elements; the pipeline has " +
                           std::to_string(state_->elements));
   }
-  state_->outputs.push_back({std::make_shared<BufferStorage>(BorrowedMemory{data, count * element_bytes, false}),
-                             element_bytes});
+  detail::HostArray array;
+  array.storage = std::make_shared<BufferStorage>(BorrowedMemory{data, count * element_bytes, false});
+  array.element_bytes = element_bytes;
+  array.description = "caller's memory";
+  state_->outputs.push_back(std::move(array));
+  forget_chunking();
+  return {state_->outputs.size() - 1};
+}
+
+PipelineInput Pipeline::add_input_file(const std::filesystem::path& path, std::size_t element_bytes) {
+  auto reader = std::make_shared<const detail::FileReader>(path);
+  if (reader->size() != state_->elements * element_bytes) {
+    throw InvalidArgument("pipeline input file " + path.string() + " has " + std::to_string(reader->size()) +
+                          " bytes; the pipeline's " + std::to_string(state_->elements) + " elements of " +
+                          std::to_string(element_bytes) + " bytes need " +
+                          std::to_string(state_->elements * element_bytes));
+  }
+  detail::HostArray array;
+  array.element_bytes = element_bytes;
+  array.description = "file " + path.string();
+  array.reader = std::move(reader);
+  state_->inputs.push_back(std::move(array));
+  forget_chunking();
+  return {state_->inputs.size() - 1};
+}
+
+PipelineOutput Pipeline::add_output_file(const std::filesystem::path& path, std::size_t element_bytes) {
+  detail::HostArray array;
+  array.element_bytes = element_bytes;
+  array.description = "file " + path.string();
+  array.writer = std::make_shared<const detail::FileWriter>(path, state_->elements * element_bytes);
+  state_->outputs.push_back(std::move(array));
   forget_chunking();
   return {state_->outputs.size() - 1};
 }
@@ -195,6 +237,7 @@ PipelineReport Pipeline::run() {
     throw InvalidArgument("Pipeline::run before kernel() or each_chunk() said what to do with each chunk");
   }
   const auto started = std::chrono::steady_clock::now();
+  s.file_busy->clear();
   std::vector<ChunkSpan> spans;  // every chunk streamed, in order
   std::vector<CommandTime> commands;
   for (ReductionArray& reduction : s.reductions) reduction.partials.clear();
@@ -212,12 +255,33 @@ PipelineReport Pipeline::run() {
   report.chunks = spans.size();
   report.depth = depth();
   report.chunking = s.chunking;
+  describe_arrays(report);
   const std::size_t rings = report.devices.size();
   for (std::size_t ring = 0; ring < rings; ++ring) {
     report.devices[ring].chunks = spans.size() / rings + (ring < spans.size() % rings ? 1 : 0);
   }
   if (report_requested()) std::cerr << report.to_string();
   return report;
+}
+
+void Pipeline::describe_arrays(PipelineReport& report) const {
+  const PipelineState& s = *state_;
+  auto describe = [&](const char* kind, std::size_t index, const detail::HostArray& array) {
+    std::string line = std::string(kind) + " " + std::to_string(index) + ": " + array.description;
+    if (array.reader) line += " through pinned staging, " + array.reader->how();
+    if (array.writer) line += " through pinned staging, buffered writes";
+    if (!array.is_file()) line += ", copied directly";
+    report.arrays.push_back(std::move(line));
+  };
+  for (std::size_t i = 0; i < s.inputs.size(); ++i) describe("input", i, s.inputs[i]);
+  for (std::size_t i = 0; i < s.outputs.size(); ++i) describe("output", i, s.outputs[i]);
+  report.file_io = s.file_busy->total();
+  if (s.has_files()) report.arrays.push_back(detail::gpu_direct_storage_status());
+  if (report.file_io > report.ideal) {
+    report.ideal = report.file_io;
+    report.bound_by = "file reads and writes";
+    report.efficiency = report.wall.count() > 0 ? static_cast<double>(report.ideal.count()) / report.wall.count() : 0;
+  }
 }
 
 void Pipeline::choose_chunking(std::vector<ChunkSpan>& calibrated, std::vector<CommandTime>& commands) {
@@ -229,11 +293,13 @@ void Pipeline::choose_chunking(std::vector<ChunkSpan>& calibrated, std::vector<C
   } else if (const std::optional<TunedChoice> tuned = tuned_chunking(); tuned) {
     s.chunking = "from the profile " + tuned->file.string();
   } else {
-    const detail::CalibrationSizes sizes = detail::calibration_sizes(s.bytes_per_element());
+    detail::CalibrationSizes sizes = detail::calibration_sizes(s.bytes_per_element());
+    sizes.short_chunk = std::max(whole_blocks(s, sizes.short_chunk), std::size_t{1});
+    sizes.long_chunk = 4 * sizes.short_chunk;
     const std::size_t calibration = devices * (sizes.short_chunk + sizes.long_chunk);
     if (s.elements < 8 * calibration || sizes.long_chunk > largest_chunk(s, 2)) {
       // Too little data for calibration to pay off.
-      s.chosen_chunk = unmeasured_chunk(s, s.options.depth != 0 ? s.options.depth : 3);
+      s.chosen_chunk = whole_blocks(s, unmeasured_chunk(s, s.options.depth != 0 ? s.options.depth : 3));
       s.chunking = "without measuring (too few elements to calibrate)";
     } else {
       // The first chunks of each device: a short and a long one, timed.
@@ -247,7 +313,7 @@ void Pipeline::choose_chunking(std::vector<ChunkSpan>& calibrated, std::vector<C
       for (std::size_t device : s.options.devices) engines.push_back(s.executor.devices()[device]->info().copy_engines);
       const std::vector<detail::DeviceCost> costs = detail::fit_costs(streamed, calibrated, engines);
       const std::size_t left = s.elements - calibration;
-      s.chosen_chunk = detail::best_chunk(costs, left, sizes.short_chunk, largest_chunk(s, 3));
+      s.chosen_chunk = whole_blocks(s, detail::best_chunk(costs, left, sizes.short_chunk, largest_chunk(s, 3)));
       s.chunking = "measured on the first " + std::to_string(calibrated.size()) + " chunks";
       commands = std::move(streamed.commands);
     }

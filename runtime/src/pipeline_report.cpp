@@ -80,6 +80,8 @@ std::string PipelineReport::to_string() const {
         << "; ideal " << detail::milliseconds(device.ideal) << " (" << device.bound_by << ", "
         << device.copy_engines << (device.copy_engines == 1 ? " copy engine)\n" : " copy engines)\n");
   }
+  for (const std::string& array : arrays) out << "  " << array << '\n';
+  if (file_io.count() > 0) out << "  file reads and writes: " << detail::milliseconds(file_io) << " with a host thread busy on them\n";
   char efficiency_text[16];
   std::snprintf(efficiency_text, sizeof efficiency_text, "%.3f", efficiency);
   out << "  wall " << detail::milliseconds(wall) << ", ideal " << detail::milliseconds(ideal)

@@ -2,6 +2,8 @@
 #include "pipeline_state.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdint>
 
 #include "alloy/error.hpp"
 
@@ -18,7 +20,43 @@ ByteRange elements_of(const ChunkSpan& span, std::size_t element_bytes) {
   return {span.offset * element_bytes, (span.offset + span.length) * element_bytes};
 }
 
+/// Pinned memory for `bytes` on `device`'s backend, aligned for O_DIRECT.
+Staging make_staging(Device& device, std::size_t bytes) {
+  Staging staging;
+  staging.pinned = device.allocate_host(bytes + 2 * direct_alignment);
+  const auto address = reinterpret_cast<std::uintptr_t>(staging.pinned->data());
+  auto* aligned = reinterpret_cast<std::byte*>((address + direct_alignment - 1) / direct_alignment * direct_alignment);
+  // Room for a direct read of the last block beyond `bytes`.
+  staging.view = std::make_shared<BufferStorage>(BorrowedMemory{aligned, bytes + direct_alignment, false});
+  return staging;
+}
+
+
 }  // namespace
+
+void BusyTime::add(Clock::time_point start, Clock::time_point end) {
+  std::lock_guard lock(mutex_);
+  intervals_.emplace_back(start, end);
+}
+
+std::chrono::nanoseconds BusyTime::total() const {
+  std::lock_guard lock(mutex_);
+  auto sorted = intervals_;
+  std::sort(sorted.begin(), sorted.end());
+  Clock::duration busy{0};
+  Clock::time_point covered_until = Clock::time_point::min();
+  for (const auto& [start, end] : sorted) {
+    const Clock::time_point from = std::max(start, covered_until);
+    if (end > from) busy += end - from;
+    covered_until = std::max(covered_until, end);
+  }
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(busy);
+}
+
+void BusyTime::clear() {
+  std::lock_guard lock(mutex_);
+  intervals_.clear();
+}
 
 std::size_t PipelineState::bytes_per_element() const {
   std::size_t bytes = 0;
@@ -37,6 +75,12 @@ std::size_t PipelineState::smallest_device_memory() const {
   std::size_t smallest = SIZE_MAX;
   for (std::size_t device : options.devices) smallest = std::min(smallest, executor.device_memory(device));
   return smallest;
+}
+
+bool PipelineState::has_files() const {
+  for (const HostArray& array : inputs) if (array.is_file()) return true;
+  for (const HostArray& array : outputs) if (array.is_file()) return true;
+  return false;
 }
 
 void PipelineState::check_fits(std::size_t chunk, unsigned depth) const {
@@ -58,14 +102,17 @@ void PipelineState::make_rings(std::size_t chunk, unsigned depth) {
   if (ring_chunk == chunk && ring_depth == depth && rings.size() == options.devices.size()) return;
   check_fits(chunk, depth);
   rings.assign(options.devices.size(), {});
-  for (Ring& ring : rings) {
-    ring.slots.resize(depth);
-    for (Ring::Slot& slot : ring.slots) {
+  for (std::size_t r = 0; r < rings.size(); ++r) {
+    Device& device = *executor.devices()[options.devices[r]];
+    rings[r].slots.resize(depth);
+    for (Ring::Slot& slot : rings[r].slots) {
       for (const HostArray& array : inputs) {
         slot.inputs.push_back(std::make_shared<BufferStorage>(chunk * array.element_bytes));
+        slot.staged_inputs.push_back(array.is_file() ? make_staging(device, chunk * array.element_bytes) : Staging{});
       }
       for (const HostArray& array : outputs) {
         slot.outputs.push_back(std::make_shared<BufferStorage>(chunk * array.element_bytes));
+        slot.staged_outputs.push_back(array.is_file() ? make_staging(device, chunk * array.element_bytes) : Staging{});
       }
       for (const ReductionArray& reduction : reductions) {
         slot.reductions.push_back(std::make_shared<BufferStorage>(reduction.slot_bytes()));
@@ -102,13 +149,43 @@ StreamedChunks PipelineState::stream(const std::vector<ChunkSpan>& spans, std::s
     c.state = this;
     const Ring::Slot& slot = rings[c.ring].slots[c.slot];
     for (std::size_t a = 0; a < inputs.size(); ++a) {
-      graph.copy({inputs[a].storage, elements_of(spans[i], inputs[a].element_bytes)},
-                 {slot.inputs[a], {0, c.length * inputs[a].element_bytes}}, c.options("copy-in"));
+      const HostArray& array = inputs[a];
+      const ByteRange bytes = elements_of(spans[i], array.element_bytes);
+      const ByteRange in_slot{0, bytes.size()};
+      BufferSlice from{array.storage, bytes};
+      if (array.reader) {
+        // The file's chunk into the pinned staging slot, on a host thread
+        // while the device works on other chunks; then copied up from there.
+        const Staging& staging = slot.staged_inputs[a];
+        from = {staging.view, in_slot};
+        graph.host({write(from)},
+                   [reader = array.reader, into = staging.view->host_data(), bytes, busy = file_busy] {
+                     const auto started = BusyTime::Clock::now();
+                     reader->read(into, bytes.begin, bytes.size());
+                     busy->add(started, BusyTime::Clock::now());
+                   },
+                   c.options("read " + array.description));
+      }
+      graph.copy(std::move(from), {slot.inputs[a], in_slot}, c.options("copy-in"));
     }
     build(graph, c);
     for (std::size_t a = 0; a < outputs.size(); ++a) {
-      graph.copy({slot.outputs[a], {0, c.length * outputs[a].element_bytes}},
-                 {outputs[a].storage, elements_of(spans[i], outputs[a].element_bytes)}, c.options("copy-out"));
+      const HostArray& array = outputs[a];
+      const ByteRange bytes = elements_of(spans[i], array.element_bytes);
+      const ByteRange in_slot{0, bytes.size()};
+      if (!array.writer) {
+        graph.copy({slot.outputs[a], in_slot}, {array.storage, bytes}, c.options("copy-out"));
+        continue;
+      }
+      const Staging& staging = slot.staged_outputs[a];
+      graph.copy({slot.outputs[a], in_slot}, {staging.view, in_slot}, c.options("copy-out"));
+      graph.host({read(BufferSlice{staging.view, in_slot})},
+                 [writer = array.writer, from = staging.view->host_data(), bytes, busy = file_busy] {
+                   const auto started = BusyTime::Clock::now();
+                   writer->write(from, bytes.begin, bytes.size());
+                   busy->add(started, BusyTime::Clock::now());
+                 },
+                 c.options("write " + array.description));
     }
     for (std::size_t a = 0; a < reductions.size(); ++a) {
       const std::size_t bytes = reductions[a].slot_bytes();

@@ -2,19 +2,49 @@
 // and how a run of chunks becomes one graph (internal to the runtime).
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <utility>
 #include <vector>
 
 #include "alloy/pipeline.hpp"
+#include "file_io.hpp"
 
 namespace alloy::detail {
 
-/// A caller's array, lent to the executor as host-resident memory.
+/// A caller's array, lent to the executor as host-resident memory, or a
+/// file streamed through pinned staging slots.
 struct HostArray {
-  std::shared_ptr<BufferStorage> storage;
+  std::shared_ptr<BufferStorage> storage;  ///< the caller's memory; null for a file
   std::size_t element_bytes = 0;
+  std::shared_ptr<const FileReader> reader;  ///< an input file
+  std::shared_ptr<const FileWriter> writer;  ///< an output file
+  std::string description;                   ///< for the report
+
+  bool is_file() const { return reader || writer; }
+};
+
+/// How long at least one host thread was busy with some kind of work: the
+/// union of the intervals threads report. Thread-safe.
+class BusyTime {
+ public:
+  using Clock = std::chrono::steady_clock;
+  void add(Clock::time_point start, Clock::time_point end);
+  std::chrono::nanoseconds total() const;
+  void clear();
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::pair<Clock::time_point, Clock::time_point>> intervals_;
+};
+
+/// Page-locked host memory between a file and a device slot, aligned for O_DIRECT.
+struct Staging {
+  std::shared_ptr<HostBuffer> pinned;
+  std::shared_ptr<BufferStorage> view;  ///< borrowed over the aligned part
 };
 
 struct ReductionArray {
@@ -29,6 +59,8 @@ struct ReductionArray {
 struct Ring {
   struct Slot {
     std::vector<std::shared_ptr<BufferStorage>> inputs, outputs, reductions;
+    /// Per input and output: staging for a file array, else empty.
+    std::vector<Staging> staged_inputs, staged_outputs;
   };
   std::vector<Slot> slots;
 };
@@ -59,6 +91,8 @@ struct PipelineState {
   std::function<void(Graph&, const Chunk&)> build;
   std::shared_ptr<const TunableKernel> tunable;  ///< when kernel(TunableKernel) set `build`
   std::string chunking;  ///< how the chunk size was chosen, for the report
+  /// When files were being read or written, by the host tasks doing it.
+  std::shared_ptr<BusyTime> file_busy = std::make_shared<BusyTime>();
   /// What the first automatic run chose (or the options), kept for the next runs.
   std::size_t chosen_chunk = 0;
   unsigned chosen_depth = 0;
@@ -70,6 +104,7 @@ struct PipelineState {
   std::size_t bytes_per_element() const;
   std::size_t reduction_bytes() const;
   std::size_t smallest_device_memory() const;
+  bool has_files() const;
   /// InvalidArgument naming both sizes when `depth` slots of `chunk`
   /// elements do not fit a device.
   void check_fits(std::size_t chunk, unsigned depth) const;

@@ -2,6 +2,8 @@
 // the sizes, depth, devices and timing; failures name the chunk and leave
 // the executor usable; slots that cannot fit are refused.
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <numeric>
 #include <random>
 
@@ -302,6 +304,71 @@ TEST_CASE("Pipeline.Errors.bad_arrays_and_options_are_refused") {
   CHECK_THROWS_AS(pipeline.input(std::span<const int>(short_array)), InvalidArgument);
   CHECK_THROWS_AS(pipeline.run(), InvalidArgument);  // nothing to do per chunk
   CHECK_THROWS_AS(Pipeline(executor, 10, pipeline_options(0, 2, {99})), InvalidArgument);
+}
+
+}  // namespace alloy::test
+
+namespace alloy::test {
+namespace {
+
+void write_file(const std::filesystem::path& path, const std::vector<int>& values) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * sizeof(int)));
+  REQUIRE(out.good());
+}
+
+std::vector<int> read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<int> values(std::filesystem::file_size(path) / sizeof(int));
+  in.read(reinterpret_cast<char*>(values.data()), static_cast<std::streamsize>(values.size() * sizeof(int)));
+  return values;
+}
+
+}  // namespace
+
+TEST_CASE("Pipeline.Files.a_file_through_the_devices_into_a_file") {
+  if (!have_devices(1)) return;
+  REQUIRE(models_defined);
+  Executor executor(runtime(), on_selected_devices());
+  std::mt19937_64 random(random_seed());
+  TemporaryFolder folder("pipeline-files");
+  // Sizes not a multiple of the 4 KiB block: the last chunk ends mid-block.
+  for (const std::size_t n : {std::size_t{1}, std::size_t{1000}, std::size_t{3} * 1024 * 1024 + 7}) {
+    for (const std::size_t chunk : {std::size_t{0}, std::size_t{1000}}) {
+      CAPTURE(n);
+      CAPTURE(chunk);
+      const std::vector<int> x = random_values(n, random);
+      write_file(folder.path / "in.bin", x);
+      Pipeline pipeline(executor, n, pipeline_options(chunk, 0, all_devices(executor)));
+      const auto in = pipeline.input_file<int>(folder.path / "in.bin");
+      const auto out = pipeline.output_file<int>(folder.path / "out.bin");
+      pipeline.kernel(streaming_kernels, "affine", {in, out, chunk_offset, chunk_length, -2, 9});
+      const PipelineReport report = pipeline.run();
+      INFO(report.to_string());
+      REQUIRE(read_file(folder.path / "out.bin") == affine_reference(x, -2, 9));
+      REQUIRE(report.arrays.size() == 3);
+      CHECK(report.arrays[0].find("through pinned staging") != std::string::npos);
+      CHECK(report.arrays[2].find("GPUDirect Storage") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("Pipeline.Files.a_file_of_the_wrong_size_or_none_is_refused") {
+  if (!have_devices(1)) return;
+  Executor executor(runtime(), on_selected_devices());
+  TemporaryFolder folder("pipeline-files");
+  write_file(folder.path / "short.bin", std::vector<int>(99));
+  Pipeline pipeline(executor, 100);
+  std::string message;
+  try {
+    pipeline.input_file<int>(folder.path / "short.bin");
+  } catch (const InvalidArgument& error) {
+    message = error.what();
+  }
+  CHECK(message.find("396 bytes") != std::string::npos);
+  CHECK(message.find("400") != std::string::npos);
+  CHECK_THROWS_AS(pipeline.input_file<int>(folder.path / "absent.bin"), Error);
+  CHECK_THROWS_AS(pipeline.output_file<int>(folder.path / "no-such-folder" / "out.bin"), Error);
 }
 
 }  // namespace alloy::test

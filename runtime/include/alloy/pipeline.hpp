@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -116,12 +117,22 @@ struct PipelineReport {
   /// chunks", "from the profile <file>", or "without measuring (...)".
   std::string chunking;
   std::vector<PipelineDeviceReport> devices;
-  std::chrono::nanoseconds wall{0};   ///< from submission until every chunk was home
-  std::chrono::nanoseconds ideal{0};  ///< the largest device ideal: devices run side by side
+  /// How each input, then each output, reaches the devices, e.g. "input 0:
+  /// caller's memory, copied directly" or "input 1: file data.bin through
+  /// pinned staging, O_DIRECT reads".
+  std::vector<std::string> arrays;
+  /// How long at least one host thread was reading or writing a file.
+  std::chrono::nanoseconds file_io{0};
+  std::chrono::nanoseconds wall{0};   ///< from run() until every chunk was home
+  /// The largest device ideal (devices run side by side), or the file time
+  /// where that is larger.
+  std::chrono::nanoseconds ideal{0};
   /// ideal ÷ wall: 1 when copies hide entirely behind compute or the
   /// other way round.
   double efficiency = 0.0;
-  std::string bound_by;  ///< the lane of the device with the largest ideal, e.g. "compute on opencl:0 ..."
+  /// The lane of the device with the largest ideal, e.g. "compute on
+  /// opencl:0 ...", or "file reads and writes".
+  std::string bound_by;
 
   /// A few lines for people, as ALLOY_REPORT=1 prints it.
   std::string to_string() const;
@@ -164,6 +175,20 @@ class Pipeline {
   PipelineOutput output(std::span<T> data) {
     static_assert(!std::is_const_v<T>, "outputs are written");
     return add_output(reinterpret_cast<std::byte*>(data.data()), data.size(), sizeof(T));
+  }
+  /// An input read from a file of `elements` values of T (InvalidArgument
+  /// for another size), chunk by chunk into pinned staging slots on host
+  /// threads, with O_DIRECT where the file system allows it, while the
+  /// devices work on other chunks. Error when it cannot be opened.
+  template <class T>
+  PipelineInput input_file(const std::filesystem::path& path) {
+    return add_input_file(path, sizeof(T));
+  }
+  /// An output written to a file created (or truncated) to `elements`
+  /// values of T, chunk by chunk from pinned staging slots.
+  template <class T>
+  PipelineOutput output_file(const std::filesystem::path& path) {
+    return add_output_file(path, sizeof(T));
   }
   /// A reduction: each chunk's work writes `values_per_chunk` values of T
   /// into its slot (Chunk::partial); reduce() combines them on the host.
@@ -214,11 +239,15 @@ class Pipeline {
  private:
   PipelineInput add_input(const std::byte* data, std::size_t count, std::size_t element_bytes);
   PipelineOutput add_output(std::byte* data, std::size_t count, std::size_t element_bytes);
+  PipelineInput add_input_file(const std::filesystem::path& path, std::size_t element_bytes);
+  PipelineOutput add_output_file(const std::filesystem::path& path, std::size_t element_bytes);
   PipelineReduction add_reduction(std::size_t values_per_chunk, std::size_t value_bytes);
   std::span<const std::byte> partials(PipelineReduction reduction, std::size_t value_bytes) const;
   std::size_t values_per_chunk(PipelineReduction reduction) const;
   std::vector<TaskArg> task_args(const std::vector<PipelineArg>& args, const Chunk& chunk) const;
   void forget_chunking();
+  /// The report's array lines and file time.
+  void describe_arrays(PipelineReport& report) const;
   /// Sets the chunk size and depth, streaming the calibration chunks when
   /// it measures (their spans and commands are appended).
   void choose_chunking(std::vector<detail::ChunkSpan>& calibrated, std::vector<CommandTime>& commands);

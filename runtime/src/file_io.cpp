@@ -1,0 +1,117 @@
+// Positioned file reads (O_DIRECT where allowed) and writes for streaming.
+#include "file_io.hpp"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+
+#include "alloy/error.hpp"
+
+namespace alloy::detail {
+namespace {
+
+std::string system_reason() { return std::strerror(errno); }
+
+bool aligned(std::uintptr_t value) { return value % direct_alignment == 0; }
+
+/// Reads exactly `bytes` unless the file ends first; returns what it read.
+std::size_t read_fully(int fd, void* into, std::size_t offset, std::size_t bytes, const std::filesystem::path& path) {
+  std::size_t done = 0;
+  while (done < bytes) {
+    const ssize_t got = ::pread(fd, static_cast<char*>(into) + done, bytes - done, static_cast<off_t>(offset + done));
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw Error("reading " + std::to_string(bytes) + " bytes at offset " + std::to_string(offset) + " of " +
+                  path.string() + ": " + system_reason());
+    }
+    if (got == 0) break;  // end of file
+    done += static_cast<std::size_t>(got);
+  }
+  return done;
+}
+
+}  // namespace
+
+FileReader::FileReader(const std::filesystem::path& path) : path_(path) {
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) throw Error("opening " + path.string() + " to stream it: " + system_reason());
+  struct stat status {};
+  if (::fstat(fd_, &status) != 0) {
+    const std::string reason = system_reason();
+    ::close(fd_);
+    throw Error("reading the size of " + path.string() + ": " + reason);
+  }
+  size_ = static_cast<std::size_t>(status.st_size);
+  direct_fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT);
+  how_ = direct_fd_ >= 0 ? "O_DIRECT reads"
+                         : "buffered reads (the file system refused O_DIRECT: " + system_reason() + ")";
+}
+
+FileReader::~FileReader() {
+  if (direct_fd_ >= 0) ::close(direct_fd_);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void FileReader::read(void* into, std::size_t offset, std::size_t bytes) const {
+  if (offset + bytes > size_) {
+    throw Error("reading bytes [" + std::to_string(offset) + ", " + std::to_string(offset + bytes) + ") of " +
+                path_.string() + ", which has " + std::to_string(size_) + " bytes: did it shrink while streamed?");
+  }
+  std::size_t got = 0;
+  if (direct() && aligned(offset) && aligned(reinterpret_cast<std::uintptr_t>(into))) {
+    // Whole blocks; the file's last block comes back short.
+    const std::size_t blocks = (bytes + direct_alignment - 1) / direct_alignment * direct_alignment;
+    got = std::min(read_fully(direct_fd_, into, offset, blocks, path_), bytes);
+  } else {
+    got = read_fully(fd_, into, offset, bytes, path_);
+  }
+  if (got != bytes) {
+    throw Error("reading " + path_.string() + ": " + std::to_string(got) + " of " + std::to_string(bytes) +
+                " bytes at offset " + std::to_string(offset) + " came back; was the file truncated?");
+  }
+}
+
+FileWriter::FileWriter(const std::filesystem::path& path, std::size_t bytes) : path_(path) {
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw Error("creating " + path.string() + " to stream into it: " + system_reason());
+  if (::ftruncate(fd_, static_cast<off_t>(bytes)) != 0) {
+    const std::string reason = system_reason();
+    ::close(fd_);
+    throw Error("making " + path.string() + " " + std::to_string(bytes) + " bytes long: " + reason);
+  }
+}
+
+FileWriter::~FileWriter() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void FileWriter::write(const void* from, std::size_t offset, std::size_t bytes) const {
+  std::size_t done = 0;
+  while (done < bytes) {
+    const ssize_t put =
+        ::pwrite(fd_, static_cast<const char*>(from) + done, bytes - done, static_cast<off_t>(offset + done));
+    if (put < 0) {
+      if (errno == EINTR) continue;
+      throw Error("writing " + std::to_string(bytes) + " bytes at offset " + std::to_string(offset) + " of " +
+                  path_.string() + ": " + system_reason() + "; is the disk full?");
+    }
+    done += static_cast<std::size_t>(put);
+  }
+}
+
+std::string gpu_direct_storage_status() {
+  void* library = ::dlopen("libcufile.so.0", RTLD_NOW | RTLD_LOCAL);
+  if (library == nullptr) {
+    return "GPUDirect Storage not used: libcufile.so.0 cannot be loaded (" + std::string(::dlerror()) + ")";
+  }
+  ::dlclose(library);
+  return "GPUDirect Storage not used: libcufile.so.0 is present, but alloy reads files through pinned host "
+         "memory only";
+}
+
+}  // namespace alloy::detail
