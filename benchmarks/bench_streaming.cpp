@@ -10,8 +10,15 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -48,6 +55,11 @@ struct Options {
   int repeats = 3;
   bool json = false;
   std::string device_filter;  ///< a backend name, or empty for all
+  /// The file source: a file of this many MiB through the pipeline against
+  /// reading it alone and computing alone; 0 skips it.
+  std::size_t file_megabytes = 256;
+  int file_intensity = 8;
+  std::filesystem::path file_folder = std::filesystem::temp_directory_path();
 };
 
 /// Host memory from calloc: pages an emulated device never touches cost nothing.
@@ -141,10 +153,92 @@ nlohmann::json measure(alloy::Runtime& runtime, alloy::Device& device, const Opt
   return results;
 }
 
+/// Reads `path` front to back in 1 MiB blocks with O_DIRECT, as
+/// `dd iflag=direct bs=1M` does; seconds taken.
+double sequential_read_seconds(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECT);
+  const int use = fd >= 0 ? fd : ::open(path.c_str(), O_RDONLY);
+  if (use < 0) throw std::runtime_error("cannot open " + path.string());
+  constexpr std::size_t block = std::size_t{1} << 20;
+  void* buffer = std::aligned_alloc(4096, block);
+  const auto started = std::chrono::steady_clock::now();
+  while (::read(use, buffer, block) > 0) {
+  }
+  const auto ended = std::chrono::steady_clock::now();
+  std::free(buffer);
+  ::close(use);
+  return std::chrono::duration<double>(ended - started).count();
+}
+
+/// The file source against the slower of reading the file alone and
+/// computing alone (the compute lane of the same data streamed from memory).
+nlohmann::json measure_file(alloy::Runtime& runtime, alloy::Device& device, const Options& options) {
+  alloy::ExecutorOptions executor_options;
+  executor_options.devices = {&device};
+  alloy::Executor executor(runtime, executor_options);
+  const std::size_t elements = options.file_megabytes * (std::size_t{1} << 20) / sizeof(float);
+  const std::filesystem::path path = options.file_folder / "alloy-bench-streaming.bin";
+  {
+    std::ofstream out(path, std::ios::binary);
+    std::vector<float> block(1 << 18, 0.5f);
+    for (std::size_t done = 0; done < elements; done += block.size()) {
+      out.write(reinterpret_cast<const char*>(block.data()),
+                static_cast<std::streamsize>(std::min(block.size(), elements - done) * sizeof(float)));
+    }
+  }
+  HostArray y(elements);
+  const HostArray x(elements);
+  alloy::Pipeline from_file(executor, elements);
+  const auto file_in = from_file.input_file<float>(path);
+  const auto file_out = from_file.output(y.span());
+  from_file.kernel(intensity_kernel, "intensity", {file_in, file_out, alloy::chunk_length, options.file_intensity});
+  alloy::Pipeline from_memory(executor, elements);
+  const auto memory_in = from_memory.input(std::span<const float>(x.span()));
+  const auto memory_out = from_memory.output(y.span());
+  from_memory.kernel(intensity_kernel, "intensity", {memory_in, memory_out, alloy::chunk_length, options.file_intensity});
+  from_file.run();
+  from_memory.run();
+  std::vector<double> walls, reads, computes;
+  for (int r = 0; r < options.repeats; ++r) {
+    walls.push_back(static_cast<double>(from_file.run().wall.count()) * 1e-9);
+    reads.push_back(sequential_read_seconds(path));
+    computes.push_back(static_cast<double>(from_memory.run().devices.at(0).compute.count()) * 1e-9);
+  }
+  std::filesystem::remove(path);
+  auto median = [](std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+  };
+  const double wall = median(walls);
+  const double read = median(reads);
+  const double compute = median(computes);
+  return {{"device", device.label()},
+          {"emulated", !device.info().emulation.empty()},
+          {"mode", "file"},
+          {"intensity", options.file_intensity},
+          {"megabytes", options.file_megabytes},
+          {"wall_s", wall},
+          {"sequential_read_s", read},
+          {"compute_s", compute},
+          {"ratio_to_slower", wall / std::max(read, compute)},
+          {"repeats", options.repeats}};
+}
+
+void print_file_row(const nlohmann::json& row) {
+  std::printf("%-44s file    %9d %9.2f  read alone %.2f ms, compute alone %.2f ms: %.2fx the slower\n",
+              row["device"].get<std::string>().c_str(), row["intensity"].get<int>(), row["wall_s"].get<double>() * 1e3,
+              row["sequential_read_s"].get<double>() * 1e3, row["compute_s"].get<double>() * 1e3,
+              row["ratio_to_slower"].get<double>());
+}
+
 void print_table(const nlohmann::json& results) {
   std::printf("%-44s %-7s %9s %9s %9s %10s %8s  %s\n", "device", "mode", "intensity", "wall ms", "ideal ms",
               "efficiency", "speedup", "bound by");
   for (const auto& row : results) {
+    if (row["mode"] == "file") {
+      print_file_row(row);
+      continue;
+    }
     std::printf("%-44s %-7s %9d %9.2f %9.2f %10.3f %8.2f  %s\n", row["device"].get<std::string>().c_str(),
                 row["mode"].get<std::string>().c_str(), row["intensity"].get<int>(),
                 row["wall_s"].get<double>() * 1e3, row["ideal_s"].get<double>() * 1e3,
@@ -165,6 +259,9 @@ int main(int argc, char** argv) {
   app.add_option("--repeats", options.repeats, "runs per configuration, interleaved; the median is reported")
       ->check(CLI::PositiveNumber);
   app.add_option("--backend", options.device_filter, "only devices of this backend (opencl, cuda, hip, emulated)");
+  app.add_option("--file-megabytes", options.file_megabytes, "size of the file-source case in MiB; 0 skips it");
+  app.add_option("--file-intensity", options.file_intensity, "multiply-adds per element in the file-source case");
+  app.add_option("--file-folder", options.file_folder, "where the file-source case writes its file");
   app.add_flag("--json", options.json, "one JSON object per configuration instead of a table");
   CLI11_PARSE(app, argc, argv);
 
@@ -183,6 +280,7 @@ int main(int argc, char** argv) {
     for (alloy::Device* device : runtime.devices()) {
       if (!options.device_filter.empty() && device->info().backend != options.device_filter) continue;
       for (auto& row : measure(runtime, *device, options)) results.push_back(row);
+      if (options.file_megabytes != 0) results.push_back(measure_file(runtime, *device, options));
     }
     if (results.empty()) {
       std::cerr << "bench_streaming: no device to measure\n";
