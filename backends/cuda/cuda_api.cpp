@@ -133,6 +133,12 @@ stream::StreamApi make_api() {
                        },
                        "cuMemHostAlloc"};
   api.free_host = {[](void* data) -> Status { return d().cuMemFreeHost(data); }, "cuMemFreeHost"};
+  api.register_host = {[](void* data, std::size_t bytes) -> Status {
+                         return d().cuMemHostRegister(data, bytes, CU_MEMHOSTREGISTER_PORTABLE);
+                       },
+                       "cuMemHostRegister"};
+  api.unregister_host = {[](void* data) -> Status { return d().cuMemHostUnregister(data); },
+                         "cuMemHostUnregister"};
 
   api.create_stream = {[](Handle* stream) -> Status {
                          CUstream created = nullptr;

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <random>
+#include <thread>
 
 #include "alloy/emulated_kernels.hpp"
 #include "alloy/kernel_args.hpp"
@@ -67,6 +68,8 @@ struct Driver {
   MachineModel model;
   std::deque<DeviceState> devices;
   std::map<DevicePointer, Allocation> allocations;
+  /// Page-locked host ranges: allocate_host's and registered ones.
+  std::map<std::uintptr_t, std::size_t> pinned;
   DevicePointer next_fake_address = DevicePointer{1} << 40;  // data=0: addresses only
 };
 
@@ -99,9 +102,22 @@ double jitter(const MachineModel& m) {
   return std::uniform_real_distribution<double>(0.0, m.jitter_seconds)(random);
 }
 
-double transfer_seconds(std::size_t bytes, double bytes_per_second) {
+bool is_pinned(const void* host, std::size_t bytes) {
+  const auto address = reinterpret_cast<std::uintptr_t>(host);
+  std::lock_guard lock(driver().mutex);
+  const auto& pinned = driver().pinned;
+  auto found = pinned.upper_bound(address);
+  if (found == pinned.begin()) return false;
+  --found;
+  return address + bytes <= found->first + found->second;
+}
+
+/// A transfer between device memory and `host`: at the bus's speed from
+/// page-locked memory, else at the model's pageable fraction of it.
+double transfer_seconds(std::size_t bytes, double bytes_per_second, const void* host) {
   const MachineModel m = model();
-  return m.transfer_latency_seconds + static_cast<double>(bytes) / bytes_per_second + jitter(m);
+  const double speed = is_pinned(host, bytes) ? bytes_per_second : bytes_per_second * m.pageable_fraction;
+  return m.transfer_latency_seconds + static_cast<double>(bytes) / speed + jitter(m);
 }
 
 /// On-device work (fills, device copies) runs at device-memory speed: far
@@ -133,7 +149,7 @@ Status device_info(int ordinal, DeviceInfo* info) {
   info->name = "emulated-" + m.preset + "-" + std::to_string(ordinal);
   info->vendor = "alloy emulation";
   info->architecture = "emulated";
-  info->driver_version = "1";
+  info->driver_version = "alloy emulation 1";
   info->compute_units = m.compute_units;
   info->max_work_group_size = 1024;
   info->max_work_item_sizes = {1024, 1024, 64};
@@ -293,14 +309,38 @@ stream::StreamApi make_api() {
   api.free = {free_memory, "emulatedFree"};
   api.allocate_host = {[](void** data, std::size_t bytes) -> Status {
                          *data = std::malloc(std::max<std::size_t>(bytes, 1));
-                         return *data != nullptr ? emulated_success : emulated_out_of_memory;
+                         if (*data == nullptr) return emulated_out_of_memory;
+                         std::lock_guard lock(driver().mutex);
+                         driver().pinned[reinterpret_cast<std::uintptr_t>(*data)] = bytes;
+                         return emulated_success;
                        },
                        "emulatedMallocHost"};
   api.free_host = {[](void* data) -> Status {
+                     {
+                       std::lock_guard lock(driver().mutex);
+                       driver().pinned.erase(reinterpret_cast<std::uintptr_t>(data));
+                     }
                      std::free(data);
                      return emulated_success;
                    },
                    "emulatedFreeHost"};
+  api.register_host = {[](void* data, std::size_t bytes) -> Status {
+                         // Page-locking takes the calling thread's time, as the real call does.
+                         const MachineModel m = model();
+                         std::this_thread::sleep_for(std::chrono::duration<double>(
+                             static_cast<double>(bytes) / m.register_bytes_per_second));
+                         std::lock_guard lock(driver().mutex);
+                         auto [at, added] = driver().pinned.emplace(reinterpret_cast<std::uintptr_t>(data), bytes);
+                         return added ? emulated_success : emulated_invalid_value;  // registered twice
+                       },
+                       "emulatedHostRegister"};
+  api.unregister_host = {[](void* data) -> Status {
+                           std::lock_guard lock(driver().mutex);
+                           return driver().pinned.erase(reinterpret_cast<std::uintptr_t>(data)) == 1
+                                      ? emulated_success
+                                      : emulated_not_found;
+                         },
+                         "emulatedHostUnregister"};
 
   api.create_stream = {[](Handle* stream) -> Status {
                          *stream = new Stream(current_device);
@@ -369,15 +409,15 @@ stream::StreamApi make_api() {
   api.copy_to_device = {[](DevicePointer dst, const void* src, std::size_t bytes, Handle stream) -> Status {
                           const MachineModel m = model();
                           return submit_copy(stream, device_state(stream_of(stream).device()).to_device,
-                                             transfer_seconds(bytes, m.host_to_device_bytes_per_second),
+                                             transfer_seconds(bytes, m.host_to_device_bytes_per_second, src),
                                              host_address(dst), src, bytes);
                         },
                         "emulatedMemcpyHtoD"};
   api.copy_to_host = {[](void* dst, DevicePointer src, std::size_t bytes, Handle stream) -> Status {
                         const MachineModel m = model();
                         return submit_copy(stream, engine_to_host(stream_of(stream).device()),
-                                           transfer_seconds(bytes, m.device_to_host_bytes_per_second), dst,
-                                           host_address(src), bytes);
+                                           transfer_seconds(bytes, m.device_to_host_bytes_per_second, dst),
+                                           dst, host_address(src), bytes);
                       },
                       "emulatedMemcpyDtoH"};
   api.copy_on_device = {[](DevicePointer dst, DevicePointer src, std::size_t bytes, Handle stream) -> Status {
@@ -389,8 +429,10 @@ stream::StreamApi make_api() {
   api.copy_peer = {[](DevicePointer dst, const DeviceRef&, DevicePointer src, const DeviceRef&,
                       std::size_t bytes, Handle stream) -> Status {
                      const MachineModel m = model();
-                     return submit_copy(stream, engine_to_host(stream_of(stream).device()),
-                                        transfer_seconds(bytes, m.device_to_host_bytes_per_second),
+                     // Between devices: over the bus, never through pageable memory.
+                     const double seconds = m.transfer_latency_seconds +
+                                            static_cast<double>(bytes) / m.device_to_host_bytes_per_second;
+                     return submit_copy(stream, engine_to_host(stream_of(stream).device()), seconds,
                                         host_address(dst), host_address(src), bytes);
                    },
                    "emulatedMemcpyPeer"};

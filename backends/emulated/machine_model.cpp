@@ -71,6 +71,13 @@ void apply(MachineModel& model, const std::string& key, const std::string& value
     model.host_to_device_bytes_per_second = model.device_to_host_bytes_per_second = number(key, value) * 1e9;
   } else if (key == "latency") {
     model.transfer_latency_seconds = number(key, value) * 1e-6;
+  } else if (key == "pageable") {
+    model.pageable_fraction = number(key, value);
+    if (model.pageable_fraction <= 0 || model.pageable_fraction > 1) {
+      throw std::invalid_argument("pageable is a fraction of the bandwidth in (0, 1], not " + value);
+    }
+  } else if (key == "register") {
+    model.register_bytes_per_second = number(key, value) * 1e9;
   } else if (key == "jitter") {
     model.jitter_seconds = number(key, value) * 1e-6;
   } else if (key == "launch") {
@@ -90,7 +97,7 @@ void apply(MachineModel& model, const std::string& key, const std::string& value
     model.moves_data = value == "1";
   } else {
     throw std::invalid_argument("unknown key '" + key +
-                                "' (known: devices, h2d, d2h, bandwidth, latency, launch, jitter, item, "
+                                "' (known: devices, h2d, d2h, bandwidth, pageable, register, latency, launch, jitter, item, "
                                 "copy_engines, memory, compute_units, data)");
   }
 }
@@ -111,7 +118,8 @@ MachineModel parse_machine_model(std::string_view spec) {
     apply(model, parts[i].substr(0, equals), parts[i].substr(equals + 1));
   }
   if (model.devices < 1) throw std::invalid_argument("devices must be at least 1");
-  if (model.host_to_device_bytes_per_second <= 0 || model.device_to_host_bytes_per_second <= 0) {
+  if (model.host_to_device_bytes_per_second <= 0 || model.device_to_host_bytes_per_second <= 0 ||
+      model.register_bytes_per_second <= 0) {
     throw std::invalid_argument("bandwidths must be above 0");
   }
   return model;
@@ -120,10 +128,11 @@ MachineModel parse_machine_model(std::string_view spec) {
 std::string MachineModel::describe() const {
   char text[320];
   std::snprintf(text, sizeof text,
-                "%s: %.1f GB/s host-to-device, %.1f GB/s device-to-host, %u copy engine%s, "
+                "%s: %.1f GB/s host-to-device, %.1f GB/s device-to-host (x%.2f unpinned), %u copy engine%s, "
                 "%.1f us per copy, %.1f us per launch, %.3g ns per work-item, %zu MiB%s%s",
                 preset.c_str(), host_to_device_bytes_per_second * 1e-9,
-                device_to_host_bytes_per_second * 1e-9, copy_engines, copy_engines == 1 ? "" : "s",
+                device_to_host_bytes_per_second * 1e-9, pageable_fraction, copy_engines,
+                copy_engines == 1 ? "" : "s",
                 transfer_latency_seconds * 1e6, launch_latency_seconds * 1e6, seconds_per_item * 1e9,
                 memory_bytes >> 20, jitter_seconds > 0 ? ", random extra delays" : "",
                 moves_data ? "" : ", time only (data=0)");

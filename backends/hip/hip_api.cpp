@@ -91,6 +91,11 @@ stream::StreamApi make_api() {
                        },
                        "hipHostMalloc"};
   api.free_host = {[](void* data) -> Status { return hipHostFree(data); }, "hipHostFree"};
+  api.register_host = {[](void* data, std::size_t bytes) -> Status {
+                         return hipHostRegister(data, bytes, hipHostRegisterPortable);
+                       },
+                       "hipHostRegister"};
+  api.unregister_host = {[](void* data) -> Status { return hipHostUnregister(data); }, "hipHostUnregister"};
 
   api.create_stream = {[](Handle* stream) -> Status {
                          hipStream_t created = nullptr;

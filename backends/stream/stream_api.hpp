@@ -67,6 +67,9 @@ struct StreamApi {
   Call<Status(DevicePointer)> free;
   Call<Status(void**, std::size_t)> allocate_host;
   Call<Status(void*)> free_host;
+  /// Optional (null where the API cannot page-lock the caller's memory).
+  Call<Status(void*, std::size_t)> register_host;
+  Call<Status(void*)> unregister_host;
 
   Call<Status(Handle*)> create_stream;
   Call<Status(Handle)> destroy_stream;

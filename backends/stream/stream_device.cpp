@@ -61,6 +61,11 @@ std::unique_ptr<HostBuffer> StreamDevice::do_allocate_host(std::size_t bytes) {
   return std::make_unique<StreamHostBuffer>(*this, bytes);
 }
 
+std::unique_ptr<HostRegistration> StreamDevice::do_register_host(void* data, std::size_t bytes) {
+  if (api_.register_host.function == nullptr) return nullptr;
+  return std::make_unique<StreamHostRegistration>(*this, data, bytes);
+}
+
 std::shared_ptr<Program> StreamDevice::do_build_program(const ProgramSource& source,
                                                         const ComposedSource& composed) {
   CompileResult compiled =

@@ -25,6 +25,7 @@ class StreamDevice final : public Device {
   std::unique_ptr<Queue> do_create_queue() override;
   std::unique_ptr<DeviceBuffer> do_allocate(std::size_t bytes) override;
   std::unique_ptr<HostBuffer> do_allocate_host(std::size_t bytes) override;
+  std::unique_ptr<HostRegistration> do_register_host(void* data, std::size_t bytes) override;
   std::shared_ptr<Program> do_build_program(const ProgramSource& source,
                                             const ComposedSource& composed) override;
   std::shared_ptr<Program> do_load_program(const ProgramSource& source,

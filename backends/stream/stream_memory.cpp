@@ -39,4 +39,17 @@ StreamHostBuffer::~StreamHostBuffer() {
   check_in_destructor(api, api.free_host(data_), api.free_host.name, device_.label());
 }
 
+StreamHostRegistration::StreamHostRegistration(StreamDevice& device, void* data, std::size_t bytes)
+    : HostRegistration(data, bytes), device_(device) {
+  const StreamApi& api = device.api();
+  device.make_current();
+  check(api, api.register_host(data, bytes), api.register_host.name, device.label());
+}
+
+StreamHostRegistration::~StreamHostRegistration() {
+  const StreamApi& api = device_.api();
+  device_.make_current();
+  check_in_destructor(api, api.unregister_host(data()), api.unregister_host.name, device_.label());
+}
+
 }  // namespace alloy::stream

@@ -30,4 +30,14 @@ class StreamHostBuffer final : public HostBuffer {
   void* data_ = nullptr;
 };
 
+class StreamHostRegistration final : public HostRegistration {
+ public:
+  /// Registers the range; Error with the API's code when it refuses.
+  StreamHostRegistration(StreamDevice& device, void* data, std::size_t bytes);
+  ~StreamHostRegistration() override;
+
+ private:
+  StreamDevice& device_;
+};
+
 }  // namespace alloy::stream

@@ -9,6 +9,7 @@
 
 #include "alloy/error.hpp"
 #include "chunk_sizing.hpp"
+#include "host_memory_route.hpp"
 #include "pipeline_report.hpp"
 #include "pipeline_state.hpp"
 
@@ -63,6 +64,19 @@ std::size_t whole_blocks(const PipelineState& s, std::size_t chunk) {
   const std::size_t block = detail::direct_alignment;
   if (!s.has_files() || chunk < block) return chunk;
   return chunk / block * block;
+}
+
+/// Page-locks every array in the caller's memory; false where the backend
+/// cannot (nothing is registered then).
+bool register_arrays(PipelineState& s, Device& device) {
+  for (auto* arrays : {&s.inputs, &s.outputs}) {
+    for (detail::HostArray& array : *arrays) {
+      if (!array.storage || array.registration) continue;
+      array.registration = device.register_host(array.storage->host_data(), array.storage->size());
+      if (!array.registration) return false;
+    }
+  }
+  return true;
 }
 
 /// Triple buffering absorbs uneven chunk times; it takes a third more
@@ -241,6 +255,7 @@ PipelineReport Pipeline::run() {
   std::vector<ChunkSpan> spans;  // every chunk streamed, in order
   std::vector<CommandTime> commands;
   for (ReductionArray& reduction : s.reductions) reduction.partials.clear();
+  if (s.memory_route == HostMemoryRoute::automatic) choose_host_memory();
   if (chunk_elements() == 0 || depth() == 0) choose_chunking(spans, commands);
   const std::vector<ChunkSpan> rest = split(spans.empty() ? 0 : spans.back().offset + spans.back().length,
                                             s.elements, chunk_elements());
@@ -264,13 +279,48 @@ PipelineReport Pipeline::run() {
   return report;
 }
 
+void Pipeline::choose_host_memory() {
+  PipelineState& s = *state_;
+  detail::HostArray* sample = nullptr;
+  for (auto* arrays : {&s.inputs, &s.outputs}) {
+    for (detail::HostArray& array : *arrays) {
+      if (array.storage && (sample == nullptr || array.storage->size() > sample->storage->size())) sample = &array;
+    }
+  }
+  Device& device = *s.executor.devices()[s.options.devices.front()];
+  HostMemoryRoute route = s.options.host_memory;
+  if (sample == nullptr) {
+    route = HostMemoryRoute::direct;
+    s.route_reason = "no array in the caller's memory";
+  } else if (route != HostMemoryRoute::automatic) {
+    s.route_reason = "given";
+  } else if (sample->storage->size() < (std::size_t{64} << 10)) {
+    route = HostMemoryRoute::direct;
+    s.route_reason = "too small to measure";
+  } else {
+    // A sample of the largest array, as big as a long chunk's transfer.
+    const std::size_t bytes = std::min<std::size_t>(sample->storage->size(), std::size_t{4} << 20);
+    const detail::RouteTimes times = detail::measure_routes(device, sample->storage->host_data(), bytes);
+    route = detail::choose_route(times);
+    s.route_reason = "measured on " + device.label() + ": " + times.describe();
+  }
+  if (route == HostMemoryRoute::registered && !register_arrays(s, device)) {
+    route = HostMemoryRoute::direct;
+    s.route_reason += "; " + device.info().backend + " cannot register host memory";
+  }
+  s.memory_route = route;
+  s.ring_chunk = 0;  // staging slots come and go with the route
+}
+
 void Pipeline::describe_arrays(PipelineReport& report) const {
   const PipelineState& s = *state_;
   auto describe = [&](const char* kind, std::size_t index, const detail::HostArray& array) {
     std::string line = std::string(kind) + " " + std::to_string(index) + ": " + array.description;
     if (array.reader) line += " through pinned staging, " + array.reader->how();
     if (array.writer) line += " through pinned staging, buffered writes";
-    if (!array.is_file()) line += ", copied directly";
+    if (!array.is_file()) {
+      line += std::string(", ") + detail::route_name(s.memory_route) + " (" + s.route_reason + ")";
+    }
     report.arrays.push_back(std::move(line));
   };
   for (std::size_t i = 0; i < s.inputs.size(); ++i) describe("input", i, s.inputs[i]);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 
 #include "alloy/error.hpp"
 
@@ -83,6 +84,10 @@ bool PipelineState::has_files() const {
   return false;
 }
 
+bool PipelineState::staged(const HostArray& array) const {
+  return array.is_file() || memory_route == HostMemoryRoute::staged;
+}
+
 void PipelineState::check_fits(std::size_t chunk, unsigned depth) const {
   const std::size_t per_slot = chunk * bytes_per_element() + reduction_bytes();
   const std::size_t needed = per_slot * depth;
@@ -108,11 +113,11 @@ void PipelineState::make_rings(std::size_t chunk, unsigned depth) {
     for (Ring::Slot& slot : rings[r].slots) {
       for (const HostArray& array : inputs) {
         slot.inputs.push_back(std::make_shared<BufferStorage>(chunk * array.element_bytes));
-        slot.staged_inputs.push_back(array.is_file() ? make_staging(device, chunk * array.element_bytes) : Staging{});
+        slot.staged_inputs.push_back(staged(array) ? make_staging(device, chunk * array.element_bytes) : Staging{});
       }
       for (const HostArray& array : outputs) {
         slot.outputs.push_back(std::make_shared<BufferStorage>(chunk * array.element_bytes));
-        slot.staged_outputs.push_back(array.is_file() ? make_staging(device, chunk * array.element_bytes) : Staging{});
+        slot.staged_outputs.push_back(staged(array) ? make_staging(device, chunk * array.element_bytes) : Staging{});
       }
       for (const ReductionArray& reduction : reductions) {
         slot.reductions.push_back(std::make_shared<BufferStorage>(reduction.slot_bytes()));
@@ -153,18 +158,25 @@ StreamedChunks PipelineState::stream(const std::vector<ChunkSpan>& spans, std::s
       const ByteRange bytes = elements_of(spans[i], array.element_bytes);
       const ByteRange in_slot{0, bytes.size()};
       BufferSlice from{array.storage, bytes};
-      if (array.reader) {
-        // The file's chunk into the pinned staging slot, on a host thread
-        // while the device works on other chunks; then copied up from there.
+      if (staged(array)) {
+        // The chunk into the pinned staging slot, on a host thread while
+        // the device works on other chunks; then copied up from there.
         const Staging& staging = slot.staged_inputs[a];
         from = {staging.view, in_slot};
-        graph.host({write(from)},
-                   [reader = array.reader, into = staging.view->host_data(), bytes, busy = file_busy] {
-                     const auto started = BusyTime::Clock::now();
-                     reader->read(into, bytes.begin, bytes.size());
-                     busy->add(started, BusyTime::Clock::now());
-                   },
-                   c.options("read " + array.description));
+        if (array.reader) {
+          graph.host({write(from)},
+                     [reader = array.reader, into = staging.view->host_data(), bytes, busy = file_busy] {
+                       const auto started = BusyTime::Clock::now();
+                       reader->read(into, bytes.begin, bytes.size());
+                       busy->add(started, BusyTime::Clock::now());
+                     },
+                     c.options("read " + array.description));
+        } else {
+          graph.host({read(BufferSlice{array.storage, bytes}), write(from)},
+                     [into = staging.view->host_data(), source = array.storage->host_data() + bytes.begin,
+                      size = bytes.size()] { std::memcpy(into, source, size); },
+                     c.options("stage " + array.description));
+        }
       }
       graph.copy(std::move(from), {slot.inputs[a], in_slot}, c.options("copy-in"));
     }
@@ -173,12 +185,19 @@ StreamedChunks PipelineState::stream(const std::vector<ChunkSpan>& spans, std::s
       const HostArray& array = outputs[a];
       const ByteRange bytes = elements_of(spans[i], array.element_bytes);
       const ByteRange in_slot{0, bytes.size()};
-      if (!array.writer) {
+      if (!staged(array)) {
         graph.copy({slot.outputs[a], in_slot}, {array.storage, bytes}, c.options("copy-out"));
         continue;
       }
       const Staging& staging = slot.staged_outputs[a];
       graph.copy({slot.outputs[a], in_slot}, {staging.view, in_slot}, c.options("copy-out"));
+      if (!array.writer) {
+        graph.host({read(BufferSlice{staging.view, in_slot}), write(BufferSlice{array.storage, bytes})},
+                   [from = staging.view->host_data(), into = array.storage->host_data() + bytes.begin,
+                    size = bytes.size()] { std::memcpy(into, from, size); },
+                   c.options("unstage " + array.description));
+        continue;
+      }
       graph.host({read(BufferSlice{staging.view, in_slot})},
                  [writer = array.writer, from = staging.view->host_data(), bytes, busy = file_busy] {
                    const auto started = BusyTime::Clock::now();

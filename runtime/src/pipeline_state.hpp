@@ -23,6 +23,8 @@ struct HostArray {
   std::shared_ptr<const FileReader> reader;  ///< an input file
   std::shared_ptr<const FileWriter> writer;  ///< an output file
   std::string description;                   ///< for the report
+  /// The caller's memory page-locked in place (HostMemoryRoute::registered).
+  std::unique_ptr<HostRegistration> registration;
 
   bool is_file() const { return reader || writer; }
 };
@@ -91,6 +93,9 @@ struct PipelineState {
   std::function<void(Graph&, const Chunk&)> build;
   std::shared_ptr<const TunableKernel> tunable;  ///< when kernel(TunableKernel) set `build`
   std::string chunking;  ///< how the chunk size was chosen, for the report
+  /// How the caller's memory travels, once decided (never automatic then).
+  HostMemoryRoute memory_route = HostMemoryRoute::automatic;
+  std::string route_reason;  ///< what decided it, for the report
   /// When files were being read or written, by the host tasks doing it.
   std::shared_ptr<BusyTime> file_busy = std::make_shared<BusyTime>();
   /// What the first automatic run chose (or the options), kept for the next runs.
@@ -105,6 +110,8 @@ struct PipelineState {
   std::size_t reduction_bytes() const;
   std::size_t smallest_device_memory() const;
   bool has_files() const;
+  /// Goes through page-locked staging slots: a file, or staged caller's memory.
+  bool staged(const HostArray& array) const;
   /// InvalidArgument naming both sizes when `depth` slots of `chunk`
   /// elements do not fit a device.
   void check_fits(std::size_t chunk, unsigned depth) const;

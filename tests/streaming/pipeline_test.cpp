@@ -371,4 +371,36 @@ TEST_CASE("Pipeline.Files.a_file_of_the_wrong_size_or_none_is_refused") {
   CHECK_THROWS_AS(pipeline.output_file<int>(folder.path / "no-such-folder" / "out.bin"), Error);
 }
 
+TEST_CASE("Pipeline.HostMemory.every_route_gives_the_same_results") {
+  if (!have_devices(1)) return;
+  REQUIRE(models_defined);
+  Executor executor(runtime(), on_selected_devices());
+  std::mt19937_64 random(random_seed());
+  const std::size_t n = 300'007;
+  const std::vector<int> x = random_values(n, random);
+  for (const HostMemoryRoute route : {HostMemoryRoute::automatic, HostMemoryRoute::direct,
+                                      HostMemoryRoute::registered, HostMemoryRoute::staged}) {
+    CAPTURE(static_cast<int>(route));
+    std::vector<int> y(n, 0);
+    PipelineOptions options = pipeline_options(25'000, 0, all_devices(executor));
+    options.host_memory = route;
+    Pipeline pipeline(executor, n, options);
+    const auto in = pipeline.input(std::span<const int>(x));
+    const auto out = pipeline.output(std::span<int>(y));
+    pipeline.kernel(streaming_kernels, "affine", {in, out, chunk_offset, chunk_length, 5, -3});
+    const PipelineReport report = pipeline.run();
+    INFO(report.to_string());
+    REQUIRE(y == affine_reference(x, 5, -3));
+    REQUIRE(report.arrays.size() == 2);
+    const std::string& line = report.arrays[0];
+    if (route == HostMemoryRoute::automatic) CHECK(line.find("measured on") != std::string::npos);
+    if (route == HostMemoryRoute::staged) CHECK(line.find("staged") != std::string::npos);
+    // Registration exists on CUDA, HIP and emulated devices, not on OpenCL.
+    if (route == HostMemoryRoute::registered) {
+      const bool can = executor.devices()[0]->info().backend != "opencl";
+      CHECK(line.find(can ? "registered" : "cannot register") != std::string::npos);
+    }
+  }
+}
+
 }  // namespace alloy::test

@@ -79,6 +79,14 @@ struct Chunk {
   std::size_t slot = 0;
 };
 
+/// How the caller's (pageable) memory reaches the devices.
+enum class HostMemoryRoute {
+  automatic,   ///< measured on the first run's first device (docs/streaming.md)
+  direct,      ///< transfers from and to the memory as it is
+  registered,  ///< page-locked in place by the backend for the pipeline's life (CUDA, HIP)
+  staged,      ///< host threads copy each chunk through page-locked staging slots
+};
+
 struct PipelineOptions {
   /// Elements per chunk; 0 chooses (see docs/streaming.md): a tunable
   /// kernel's profile entry where it sets STREAM_CHUNK, else the size the
@@ -90,6 +98,8 @@ struct PipelineOptions {
   /// Indices into the executor's devices that take chunks, in turn; empty:
   /// all of them.
   std::vector<std::size_t> devices;
+  /// registered falls back to direct where the backend cannot register.
+  HostMemoryRoute host_memory = HostMemoryRoute::automatic;
 };
 
 /// Per device: the device-measured time of each lane's commands.
@@ -246,6 +256,9 @@ class Pipeline {
   std::size_t values_per_chunk(PipelineReduction reduction) const;
   std::vector<TaskArg> task_args(const std::vector<PipelineArg>& args, const Chunk& chunk) const;
   void forget_chunking();
+  /// Decides once how the caller's memory travels (HostMemoryRoute),
+  /// measuring on the first device when the options leave it automatic.
+  void choose_host_memory();
   /// The report's array lines and file time.
   void describe_arrays(PipelineReport& report) const;
   /// Sets the chunk size and depth, streaming the calibration chunks when

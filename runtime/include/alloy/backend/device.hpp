@@ -34,6 +34,13 @@ class Device {
   /// OutOfDeviceMemory when the device has no room left.
   std::unique_ptr<DeviceBuffer> allocate(std::size_t bytes);
   std::unique_ptr<HostBuffer> allocate_host(std::size_t bytes);
+  /// Page-locks the caller's [data, data + bytes) in place where the backend
+  /// can (CUDA's cuMemHostRegister, HIP's hipHostRegister); nullptr where it
+  /// cannot (OpenCL has no such call). Error naming the backend's code when
+  /// it refuses the range.
+  std::unique_ptr<HostRegistration> register_host(void* data, std::size_t bytes) {
+    return do_register_host(data, bytes);
+  }
 
   /// Compiles the prelude plus `source` for this device; CompileError with the
   /// compiler's log on failure. Runtime::program() adds caching on top.
@@ -55,6 +62,7 @@ class Device {
   virtual std::unique_ptr<Queue> do_create_queue() = 0;
   virtual std::unique_ptr<DeviceBuffer> do_allocate(std::size_t bytes) = 0;
   virtual std::unique_ptr<HostBuffer> do_allocate_host(std::size_t bytes) = 0;
+  virtual std::unique_ptr<HostRegistration> do_register_host(void*, std::size_t) { return nullptr; }
   /// `composed` is what to give the compiler: prelude, defines and source.
   virtual std::shared_ptr<Program> do_build_program(const ProgramSource& source,
                                                     const ComposedSource& composed) = 0;

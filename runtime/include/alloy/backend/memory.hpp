@@ -39,4 +39,22 @@ class HostBuffer {
   std::size_t bytes_;
 };
 
+/// The caller's own host memory, page-locked in place by the backend
+/// (Device::register_host): transfers from and to it then run as from a
+/// HostBuffer. Unregistered when destroyed; must not outlive its Runtime.
+class HostRegistration {
+ public:
+  HostRegistration(void* data, std::size_t bytes) : data_(data), bytes_(bytes) {}
+  virtual ~HostRegistration() = default;
+  HostRegistration(const HostRegistration&) = delete;
+  HostRegistration& operator=(const HostRegistration&) = delete;
+
+  void* data() const { return data_; }
+  std::size_t size() const { return bytes_; }
+
+ private:
+  void* data_;
+  std::size_t bytes_;
+};
+
 }  // namespace alloy

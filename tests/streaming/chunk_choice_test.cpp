@@ -1,0 +1,74 @@
+// The pure parts of a pipeline's choices: the chunk size a lane model
+// predicts fastest, and the host-memory route measured times point to.
+#include <doctest/doctest.h>
+
+#include "chunk_sizing.hpp"
+#include "host_memory_route.hpp"
+
+namespace alloy::detail {
+
+TEST_CASE("Streaming.ChunkSize.balances_fixed_costs_against_the_unoverlapped_ends") {
+  // Each lane: 100 µs per chunk plus 1 ns per element; two copy engines.
+  DeviceCost cost;
+  cost.copy_in = cost.compute = cost.copy_out = {100e-6, 1e-9};
+  cost.copy_engines = 2;
+  const std::size_t elements = 100'000'000;
+  const std::size_t chunk = best_chunk({cost}, elements, 1000, elements);
+  // wall(c) = (N/c)(F + c s) + 2(F + c s): least near sqrt(N F / 2s) ≈ 2.2M.
+  CHECK(chunk > 1'000'000);
+  CHECK(chunk < 5'000'000);
+  // No fixed cost: shorter is always a little faster (the ends shrink), but
+  // a shorter chunk must win by 1% to be taken, as more commands cost the
+  // host more than the model knows: the ends end up under 1% of the whole.
+  DeviceCost free_chunks = cost;
+  free_chunks.copy_in.fixed_s = free_chunks.compute.fixed_s = free_chunks.copy_out.fixed_s = 0;
+  const std::size_t free_chunk = best_chunk({free_chunks}, elements, 1000, elements);
+  CHECK(2.0 * static_cast<double>(free_chunk) < 0.01 * static_cast<double>(elements));
+  CHECK(free_chunk > 1000);
+  // Bounds hold: never above `largest` or the whole, never below `smallest`.
+  CHECK(best_chunk({cost}, elements, 1000, 50'000) <= 50'000);
+  CHECK(best_chunk({cost}, 10, 1000, elements) == 10);
+}
+
+TEST_CASE("Streaming.ChunkSize.fit_from_two_chunks_recovers_the_line") {
+  StreamedChunks calibration;
+  const std::vector<ChunkSpan> spans{{0, 1000}, {1000, 4000}};
+  auto add = [&](std::size_t chunk, Lane lane, double seconds) {
+    calibration.commands.push_back({{0}, 0, lane, 0, static_cast<std::uint64_t>(seconds * 1e9)});
+    calibration.chunk_of_command.push_back(chunk);
+  };
+  add(0, Lane::copy_in, 10e-6 + 1000 * 2e-9);
+  add(0, Lane::compute, 5e-6 + 1000 * 4e-9);
+  add(0, Lane::copy_out, 10e-6 + 1000 * 2e-9);
+  add(1, Lane::copy_in, 10e-6 + 4000 * 2e-9);
+  add(1, Lane::compute, 5e-6 + 4000 * 4e-9);
+  add(1, Lane::copy_out, 10e-6 + 4000 * 2e-9);
+  const std::vector<DeviceCost> costs = fit_costs(calibration, spans, {1});
+  REQUIRE(costs.size() == 1);
+  CHECK(costs[0].copy_in.fixed_s == doctest::Approx(10e-6).epsilon(0.01));
+  CHECK(costs[0].copy_in.per_element_s == doctest::Approx(2e-9).epsilon(0.01));
+  CHECK(costs[0].compute.per_element_s == doctest::Approx(4e-9).epsilon(0.01));
+  // One copy engine: both directions take turns.
+  CHECK(costs[0].stage_s(1000) == doctest::Approx(costs[0].copy_in.at(1000) + costs[0].copy_out.at(1000)));
+}
+
+TEST_CASE("Streaming.HostMemory.the_route_follows_the_measured_times") {
+  RouteTimes times;
+  times.bytes = 1 << 22;
+  times.pageable_s = 1.0;
+  times.pinned_s = 1.0;
+  times.host_copy_s = 0.5;
+  CHECK(choose_route(times) == HostMemoryRoute::direct);  // as fast: nothing to gain
+  times.pageable_s = 2.0;
+  CHECK(choose_route(times) == HostMemoryRoute::staged);  // the host copy hides behind the transfer
+  times.register_s = 0.1;
+  times.host_copy_s = 1.5;
+  CHECK(choose_route(times) == HostMemoryRoute::registered);
+  times.register_s = 5.0;  // page-locking costs more than it saves
+  CHECK(choose_route(times) == HostMemoryRoute::staged);
+  times.host_copy_s = 3.0;
+  CHECK(choose_route(times) == HostMemoryRoute::direct);
+  CHECK(times.describe().find("registering") != std::string::npos);
+}
+
+}  // namespace alloy::detail
