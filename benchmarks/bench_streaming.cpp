@@ -146,7 +146,8 @@ nlohmann::json measure(alloy::Runtime& runtime, alloy::Device& device, const Opt
                          {"ideal_s", static_cast<double>(median.ideal.count()) * 1e-9},
                          {"efficiency", median.efficiency},
                          {"speedup_vs_serial", serial_wall / wall},
-                         {"bound_by", median.devices.empty() ? "" : median.devices[0].bound_by},
+                         {"bound_by", median.bound_by},
+                         {"host_memory", median.arrays.empty() ? "" : median.arrays[0]},
                          {"repeats", options.repeats}});
     }
   }

@@ -251,7 +251,7 @@ PipelineReport Pipeline::run() {
     throw InvalidArgument("Pipeline::run before kernel() or each_chunk() said what to do with each chunk");
   }
   const auto started = std::chrono::steady_clock::now();
-  s.file_busy->clear();
+  s.host_busy->clear();
   std::vector<ChunkSpan> spans;  // every chunk streamed, in order
   std::vector<CommandTime> commands;
   for (ReductionArray& reduction : s.reductions) reduction.partials.clear();
@@ -300,9 +300,16 @@ void Pipeline::choose_host_memory() {
   } else {
     // A sample of the largest array, as big as a long chunk's transfer.
     const std::size_t bytes = std::min<std::size_t>(sample->storage->size(), std::size_t{4} << 20);
-    const detail::RouteTimes times = detail::measure_routes(device, sample->storage->host_data(), bytes);
-    route = detail::choose_route(times);
-    s.route_reason = "measured on " + device.label() + ": " + times.describe();
+    try {
+      const detail::RouteTimes times = detail::measure_routes(device, sample->storage->host_data(), bytes);
+      route = detail::choose_route(times);
+      s.route_reason = "measured on " + device.label() + ": " + times.describe();
+    } catch (const Error& error) {
+      // The device is full (of this executor's replicas, say): streaming
+      // still works, only unmeasured.
+      route = HostMemoryRoute::direct;
+      s.route_reason = std::string("could not measure: ") + error.what();
+    }
   }
   if (route == HostMemoryRoute::registered && !register_arrays(s, device)) {
     route = HostMemoryRoute::direct;
@@ -325,11 +332,11 @@ void Pipeline::describe_arrays(PipelineReport& report) const {
   };
   for (std::size_t i = 0; i < s.inputs.size(); ++i) describe("input", i, s.inputs[i]);
   for (std::size_t i = 0; i < s.outputs.size(); ++i) describe("output", i, s.outputs[i]);
-  report.file_io = s.file_busy->total();
+  report.host_copies = s.host_busy->total();
   if (s.has_files()) report.arrays.push_back(detail::gpu_direct_storage_status());
-  if (report.file_io > report.ideal) {
-    report.ideal = report.file_io;
-    report.bound_by = "file reads and writes";
+  if (report.host_copies > report.ideal) {
+    report.ideal = report.host_copies;
+    report.bound_by = "host threads reading, writing or staging";
     report.efficiency = report.wall.count() > 0 ? static_cast<double>(report.ideal.count()) / report.wall.count() : 0;
   }
 }

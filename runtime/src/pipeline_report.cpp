@@ -81,7 +81,9 @@ std::string PipelineReport::to_string() const {
         << device.copy_engines << (device.copy_engines == 1 ? " copy engine)\n" : " copy engines)\n");
   }
   for (const std::string& array : arrays) out << "  " << array << '\n';
-  if (file_io.count() > 0) out << "  file reads and writes: " << detail::milliseconds(file_io) << " with a host thread busy on them\n";
+  if (host_copies.count() > 0) {
+    out << "  host threads reading, writing or staging: busy " << detail::milliseconds(host_copies) << '\n';
+  }
   char efficiency_text[16];
   std::snprintf(efficiency_text, sizeof efficiency_text, "%.3f", efficiency);
   out << "  wall " << detail::milliseconds(wall) << ", ideal " << detail::milliseconds(ideal)

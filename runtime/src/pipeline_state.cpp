@@ -165,7 +165,7 @@ StreamedChunks PipelineState::stream(const std::vector<ChunkSpan>& spans, std::s
         from = {staging.view, in_slot};
         if (array.reader) {
           graph.host({write(from)},
-                     [reader = array.reader, into = staging.view->host_data(), bytes, busy = file_busy] {
+                     [reader = array.reader, into = staging.view->host_data(), bytes, busy = host_busy] {
                        const auto started = BusyTime::Clock::now();
                        reader->read(into, bytes.begin, bytes.size());
                        busy->add(started, BusyTime::Clock::now());
@@ -174,7 +174,11 @@ StreamedChunks PipelineState::stream(const std::vector<ChunkSpan>& spans, std::s
         } else {
           graph.host({read(BufferSlice{array.storage, bytes}), write(from)},
                      [into = staging.view->host_data(), source = array.storage->host_data() + bytes.begin,
-                      size = bytes.size()] { std::memcpy(into, source, size); },
+                      size = bytes.size(), busy = host_busy] {
+                       const auto started = BusyTime::Clock::now();
+                       std::memcpy(into, source, size);
+                       busy->add(started, BusyTime::Clock::now());
+                     },
                      c.options("stage " + array.description));
         }
       }
@@ -194,12 +198,16 @@ StreamedChunks PipelineState::stream(const std::vector<ChunkSpan>& spans, std::s
       if (!array.writer) {
         graph.host({read(BufferSlice{staging.view, in_slot}), write(BufferSlice{array.storage, bytes})},
                    [from = staging.view->host_data(), into = array.storage->host_data() + bytes.begin,
-                    size = bytes.size()] { std::memcpy(into, from, size); },
+                    size = bytes.size(), busy = host_busy] {
+                     const auto started = BusyTime::Clock::now();
+                     std::memcpy(into, from, size);
+                     busy->add(started, BusyTime::Clock::now());
+                   },
                    c.options("unstage " + array.description));
         continue;
       }
       graph.host({read(BufferSlice{staging.view, in_slot})},
-                 [writer = array.writer, from = staging.view->host_data(), bytes, busy = file_busy] {
+                 [writer = array.writer, from = staging.view->host_data(), bytes, busy = host_busy] {
                    const auto started = BusyTime::Clock::now();
                    writer->write(from, bytes.begin, bytes.size());
                    busy->add(started, BusyTime::Clock::now());

@@ -96,8 +96,8 @@ struct PipelineState {
   /// How the caller's memory travels, once decided (never automatic then).
   HostMemoryRoute memory_route = HostMemoryRoute::automatic;
   std::string route_reason;  ///< what decided it, for the report
-  /// When files were being read or written, by the host tasks doing it.
-  std::shared_ptr<BusyTime> file_busy = std::make_shared<BusyTime>();
+  /// When host tasks were reading or writing files or staging memory.
+  std::shared_ptr<BusyTime> host_busy = std::make_shared<BusyTime>();
   /// What the first automatic run chose (or the options), kept for the next runs.
   std::size_t chosen_chunk = 0;
   unsigned chosen_depth = 0;

@@ -131,17 +131,18 @@ struct PipelineReport {
   /// caller's memory, copied directly" or "input 1: file data.bin through
   /// pinned staging, O_DIRECT reads".
   std::vector<std::string> arrays;
-  /// How long at least one host thread was reading or writing a file.
-  std::chrono::nanoseconds file_io{0};
+  /// How long at least one host thread was reading or writing a file, or
+  /// copying the caller's memory through staging slots.
+  std::chrono::nanoseconds host_copies{0};
   std::chrono::nanoseconds wall{0};   ///< from run() until every chunk was home
-  /// The largest device ideal (devices run side by side), or the file time
-  /// where that is larger.
+  /// The largest device ideal (devices run side by side), or the host
+  /// threads' busy time where that is larger.
   std::chrono::nanoseconds ideal{0};
   /// ideal ÷ wall: 1 when copies hide entirely behind compute or the
   /// other way round.
   double efficiency = 0.0;
   /// The lane of the device with the largest ideal, e.g. "compute on
-  /// opencl:0 ...", or "file reads and writes".
+  /// opencl:0 ...", or "host threads reading, writing or staging".
   std::string bound_by;
 
   /// A few lines for people, as ALLOY_REPORT=1 prints it.
