@@ -23,11 +23,10 @@ void StreamEvent::recorded() {
 }
 
 void StreamEvent::reached() {
-  {
-    std::lock_guard lock(mutex_);
-    pending_ = false;
-    reached_ns_ = steady_now_ns();
-  }
+  // Notified under the lock: whoever sees it reached may destroy it at once.
+  std::lock_guard lock(mutex_);
+  pending_ = false;
+  reached_ns_ = steady_now_ns();
   changed_.notify_all();
 }
 

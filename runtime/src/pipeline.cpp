@@ -199,8 +199,29 @@ void Pipeline::forget_chunking() {
   state_->ring_chunk = 0;
 }
 
+void Pipeline::check_args(const std::vector<PipelineArg>& args) const {
+  const PipelineState& s = *state_;
+  auto refuse = [](const char* kind, std::size_t index, std::size_t count) {
+    throw InvalidArgument("pipeline kernel argument names " + std::string(kind) + " " + std::to_string(index) +
+                          "; the pipeline has " + std::to_string(count));
+  };
+  for (const PipelineArg& arg : args) {
+    if (const auto* input = std::get_if<PipelineInput>(&arg.value); input && input->index >= s.inputs.size()) {
+      refuse("input", input->index, s.inputs.size());
+    }
+    if (const auto* output = std::get_if<PipelineOutput>(&arg.value); output && output->index >= s.outputs.size()) {
+      refuse("output", output->index, s.outputs.size());
+    }
+    if (const auto* reduction = std::get_if<PipelineReduction>(&arg.value);
+        reduction && reduction->index >= s.reductions.size()) {
+      refuse("reduction", reduction->index, s.reductions.size());
+    }
+  }
+}
+
 void Pipeline::kernel(ProgramSource source, std::string kernel_name, std::vector<PipelineArg> args,
                       std::optional<std::size_t> local_size) {
+  check_args(args);
   auto shared = std::make_shared<const ProgramSource>(std::move(source));
   each_chunk([this, shared, kernel_name, args = std::move(args), local_size](Graph& graph, const Chunk& c) {
     std::size_t global = c.length;
@@ -213,6 +234,7 @@ void Pipeline::kernel(ProgramSource source, std::string kernel_name, std::vector
 
 void Pipeline::kernel(const TunableKernel& kernel, std::vector<PipelineArg> args) {
   kernel.validate();
+  check_args(args);
   auto shared = std::make_shared<const TunableKernel>(kernel);
   each_chunk([this, shared, args = std::move(args)](Graph& graph, const Chunk& c) {
     graph.kernel(*shared, Extent(c.length), task_args(args, c), c.options(shared->name));

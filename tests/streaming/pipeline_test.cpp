@@ -278,7 +278,10 @@ TEST_CASE("Pipeline.Report.lanes_add_up_and_name_the_bound") {
   const std::size_t n = 50000;
   std::vector<int> x(n, 1);
   std::vector<int> y(n);
-  Pipeline pipeline(executor, n, pipeline_options(5000, 2, {0}));
+  // Direct: no host lane (staging) to take the bound from the device's.
+  PipelineOptions options = pipeline_options(5000, 2, {0});
+  options.host_memory = HostMemoryRoute::direct;
+  Pipeline pipeline(executor, n, options);
   const auto in = pipeline.input(std::span<const int>(x));
   const auto out = pipeline.output(std::span<int>(y));
   pipeline.kernel(streaming_kernels, "affine", {in, out, chunk_offset, chunk_length, 1, 0});
@@ -290,6 +293,7 @@ TEST_CASE("Pipeline.Report.lanes_add_up_and_name_the_bound") {
   CHECK(device.compute.count() > 0);
   CHECK(device.copy_out.count() > 0);
   CHECK(device.ideal >= std::max({device.copy_in, device.compute, device.copy_out}));
+  CHECK(report.host_copies.count() == 0);
   CHECK(report.ideal == device.ideal);
   CHECK(report.efficiency == doctest::Approx(static_cast<double>(report.ideal.count()) / report.wall.count()));
   CHECK(report.bound_by.find(device.bound_by) == 0);
@@ -303,6 +307,8 @@ TEST_CASE("Pipeline.Errors.bad_arrays_and_options_are_refused") {
   Pipeline pipeline(executor, 10);
   CHECK_THROWS_AS(pipeline.input(std::span<const int>(short_array)), InvalidArgument);
   CHECK_THROWS_AS(pipeline.run(), InvalidArgument);  // nothing to do per chunk
+  CHECK_THROWS_AS(pipeline.kernel(streaming_kernels, "affine", {PipelineInput{3}, PipelineOutput{0}}),
+                  InvalidArgument);
   CHECK_THROWS_AS(Pipeline(executor, 10, pipeline_options(0, 2, {99})), InvalidArgument);
 }
 

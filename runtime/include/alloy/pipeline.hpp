@@ -157,16 +157,17 @@ struct PipelineReport {
 /// the host. Nothing copies the whole arrays: copies go straight between the
 /// caller's memory and the slots (Buffer<T>::borrow).
 ///
-///   alloy::Pipeline pipeline(executor, n, {.chunk_elements = 1 << 20, .depth = 2});
+///   alloy::Pipeline pipeline(executor, n);  // chunk size and depth measured
 ///   auto x = pipeline.input(std::span<const float>(host_x));
 ///   auto y = pipeline.output(std::span<float>(host_y));
 ///   pipeline.kernel(source, "scale", {x, y, alloy::chunk_length, 2.0f});
 ///   alloy::PipelineReport report = pipeline.run();  // host_y now holds the results
 ///
-/// Every array holds `elements` elements of its own type. Not thread-safe.
-/// The arrays must stay valid, and untouched by the program, while run()
-/// runs. Errors: InvalidArgument at once for arrays of the wrong size, a
-/// kernel argument naming another pipeline's array, slots that do not fit a
+/// Every array holds `elements` elements of its own type. Not thread-safe;
+/// must not outlive its executor's Runtime. The arrays must stay valid, and
+/// untouched by the program, while run() runs. Errors: InvalidArgument at
+/// once for arrays of the wrong size and kernel arguments naming an array
+/// the pipeline does not have; from run(), for slots that do not fit a
 /// device's memory (both sizes named); a failing chunk makes run() throw
 /// the executor's Error naming the chunk's task ("chunk 3: scale"), after
 /// the chunks not depending on it were finished, and leaves the executor
@@ -256,6 +257,8 @@ class Pipeline {
   std::span<const std::byte> partials(PipelineReduction reduction, std::size_t value_bytes) const;
   std::size_t values_per_chunk(PipelineReduction reduction) const;
   std::vector<TaskArg> task_args(const std::vector<PipelineArg>& args, const Chunk& chunk) const;
+  /// InvalidArgument for a handle to an array the pipeline does not have.
+  void check_args(const std::vector<PipelineArg>& args) const;
   void forget_chunking();
   /// Decides once how the caller's memory travels (HostMemoryRoute),
   /// measuring on the first device when the options leave it automatic.
