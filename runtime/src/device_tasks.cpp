@@ -38,6 +38,19 @@ std::vector<Access> device_accesses(const Task& task) {
   return on_device;
 }
 
+/// What the task's command did to its buffers: replicas used and written,
+/// borrowed host bytes on their way.
+void record_uses(Coherence& coherence, const Task& task, std::size_t device, Queue& queue,
+                 const std::shared_ptr<Event>& command) {
+  for (const Access& access : task.accesses) {
+    if (!access.slice.storage->host_resident()) {
+      coherence.used_on_device(access, device, queue, command);
+    } else if (writes(access.mode)) {
+      coherence.landed_on_host(access, command);
+    }
+  }
+}
+
 std::shared_ptr<Event> enqueue(const Task& task, Queue& queue, KernelResolver& kernels, Device& device,
                                std::size_t device_index, const std::vector<DeviceBuffer*>& memories) {
   if (const KernelWork* kernel = task.kernel()) {
@@ -130,13 +143,7 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
   const bool times_upload = times_transfers && copies_from_home(work);
   queue.set_timing(times_kernel || times_upload || state.run->timed);
   std::shared_ptr<Event> done = enqueue(work, queue, kernels, *devices[d], d, memories);
-  for (const Access& access : work.accesses) {
-    if (access.slice.storage->host_resident()) {
-      if (writes(access.mode)) coherence.landed_on_host(access, done);
-    } else {
-      coherence.used_on_device(access, d, queue, done);
-    }
-  }
+  record_uses(coherence, work, d, queue, done);
   if (times_upload) transfers.push_back({d, work.accesses[0].slice.range.size(), done});
   state.event = done;
   state.queue = &queue;

@@ -128,6 +128,62 @@ void PipelineState::make_rings(std::size_t chunk, unsigned depth) {
   ring_depth = depth;
 }
 
+void PipelineState::add_copy_in(Graph& graph, const Chunk& c, std::size_t a, const ChunkSpan& span) const {
+  const HostArray& array = inputs[a];
+  const ByteRange bytes = elements_of(span, array.element_bytes);
+  const ByteRange in_slot{0, bytes.size()};
+  const Ring::Slot& slot = rings[c.ring].slots[c.slot];
+  BufferSlice from{array.storage, bytes};
+  if (staged(array)) {
+    // The chunk into the pinned staging slot, on a host thread while the
+    // device works on other chunks; then copied up from there.
+    std::byte* into = slot.staged_inputs[a].view->host_data();
+    from = {slot.staged_inputs[a].view, in_slot};
+    if (array.reader) {
+      graph.host({write(from)}, timed([reader = array.reader, into, bytes] { reader->read(into, bytes.begin, bytes.size()); }),
+                 c.options("read " + array.description));
+    } else {
+      const std::byte* source = array.storage->host_data() + bytes.begin;
+      graph.host({read(BufferSlice{array.storage, bytes}), write(from)},
+                 timed([into, source, size = bytes.size()] { std::memcpy(into, source, size); }),
+                 c.options("stage " + array.description));
+    }
+  }
+  graph.copy(std::move(from), {slot.inputs[a], in_slot}, c.options("copy-in"));
+}
+
+void PipelineState::add_copy_out(Graph& graph, const Chunk& c, std::size_t a, const ChunkSpan& span) const {
+  const HostArray& array = outputs[a];
+  const ByteRange bytes = elements_of(span, array.element_bytes);
+  const ByteRange in_slot{0, bytes.size()};
+  const Ring::Slot& slot = rings[c.ring].slots[c.slot];
+  if (!staged(array)) {
+    graph.copy({slot.outputs[a], in_slot}, {array.storage, bytes}, c.options("copy-out"));
+    return;
+  }
+  // Down into the pinned staging slot, then on a host thread to its place.
+  const BufferSlice staging{slot.staged_outputs[a].view, in_slot};
+  const std::byte* from = staging.storage->host_data();
+  graph.copy({slot.outputs[a], in_slot}, staging, c.options("copy-out"));
+  if (array.writer) {
+    graph.host({read(staging)}, timed([writer = array.writer, from, bytes] { writer->write(from, bytes.begin, bytes.size()); }),
+               c.options("write " + array.description));
+  } else {
+    std::byte* into = array.storage->host_data() + bytes.begin;
+    graph.host({read(staging), write(BufferSlice{array.storage, bytes})},
+               timed([into, from, size = bytes.size()] { std::memcpy(into, from, size); }),
+               c.options("unstage " + array.description));
+  }
+}
+
+std::function<void()> PipelineState::timed(std::function<void()> work) const {
+  return [busy = host_busy, work = std::move(work)] {
+    const auto started = BusyTime::Clock::now();
+    work();
+    busy->add(started, BusyTime::Clock::now());
+  };
+}
+
 StreamedChunks PipelineState::stream(const std::vector<ChunkSpan>& spans, std::size_t first_chunk,
                                      std::size_t chunk, unsigned depth) {
   make_rings(chunk, depth);
@@ -153,67 +209,9 @@ StreamedChunks PipelineState::stream(const std::vector<ChunkSpan>& spans, std::s
     c.device = options.devices[c.ring];
     c.state = this;
     const Ring::Slot& slot = rings[c.ring].slots[c.slot];
-    for (std::size_t a = 0; a < inputs.size(); ++a) {
-      const HostArray& array = inputs[a];
-      const ByteRange bytes = elements_of(spans[i], array.element_bytes);
-      const ByteRange in_slot{0, bytes.size()};
-      BufferSlice from{array.storage, bytes};
-      if (staged(array)) {
-        // The chunk into the pinned staging slot, on a host thread while
-        // the device works on other chunks; then copied up from there.
-        const Staging& staging = slot.staged_inputs[a];
-        from = {staging.view, in_slot};
-        if (array.reader) {
-          graph.host({write(from)},
-                     [reader = array.reader, into = staging.view->host_data(), bytes, busy = host_busy] {
-                       const auto started = BusyTime::Clock::now();
-                       reader->read(into, bytes.begin, bytes.size());
-                       busy->add(started, BusyTime::Clock::now());
-                     },
-                     c.options("read " + array.description));
-        } else {
-          graph.host({read(BufferSlice{array.storage, bytes}), write(from)},
-                     [into = staging.view->host_data(), source = array.storage->host_data() + bytes.begin,
-                      size = bytes.size(), busy = host_busy] {
-                       const auto started = BusyTime::Clock::now();
-                       std::memcpy(into, source, size);
-                       busy->add(started, BusyTime::Clock::now());
-                     },
-                     c.options("stage " + array.description));
-        }
-      }
-      graph.copy(std::move(from), {slot.inputs[a], in_slot}, c.options("copy-in"));
-    }
+    for (std::size_t a = 0; a < inputs.size(); ++a) add_copy_in(graph, c, a, spans[i]);
     build(graph, c);
-    for (std::size_t a = 0; a < outputs.size(); ++a) {
-      const HostArray& array = outputs[a];
-      const ByteRange bytes = elements_of(spans[i], array.element_bytes);
-      const ByteRange in_slot{0, bytes.size()};
-      if (!staged(array)) {
-        graph.copy({slot.outputs[a], in_slot}, {array.storage, bytes}, c.options("copy-out"));
-        continue;
-      }
-      const Staging& staging = slot.staged_outputs[a];
-      graph.copy({slot.outputs[a], in_slot}, {staging.view, in_slot}, c.options("copy-out"));
-      if (!array.writer) {
-        graph.host({read(BufferSlice{staging.view, in_slot}), write(BufferSlice{array.storage, bytes})},
-                   [from = staging.view->host_data(), into = array.storage->host_data() + bytes.begin,
-                    size = bytes.size(), busy = host_busy] {
-                     const auto started = BusyTime::Clock::now();
-                     std::memcpy(into, from, size);
-                     busy->add(started, BusyTime::Clock::now());
-                   },
-                   c.options("unstage " + array.description));
-        continue;
-      }
-      graph.host({read(BufferSlice{staging.view, in_slot})},
-                 [writer = array.writer, from = staging.view->host_data(), bytes, busy = host_busy] {
-                   const auto started = BusyTime::Clock::now();
-                   writer->write(from, bytes.begin, bytes.size());
-                   busy->add(started, BusyTime::Clock::now());
-                 },
-                 c.options("write " + array.description));
-    }
+    for (std::size_t a = 0; a < outputs.size(); ++a) add_copy_out(graph, c, a, spans[i]);
     for (std::size_t a = 0; a < reductions.size(); ++a) {
       const std::size_t bytes = reductions[a].slot_bytes();
       graph.copy({slot.reductions[a], {0, bytes}}, {partial_storage[a], {i * bytes, (i + 1) * bytes}},

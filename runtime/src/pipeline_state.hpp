@@ -121,6 +121,15 @@ struct PipelineState {
   /// the first failure. Appends the reductions' partials in chunk order.
   StreamedChunks stream(const std::vector<ChunkSpan>& spans, std::size_t first_chunk, std::size_t chunk,
                         unsigned depth);
+
+ private:
+  /// Input `a`'s part of chunk `c` into its slot: read or staged first on a
+  /// host thread where it goes through staging.
+  void add_copy_in(Graph& graph, const Chunk& c, std::size_t a, const ChunkSpan& span) const;
+  /// Output `a`'s slot back to its part of the array or file.
+  void add_copy_out(Graph& graph, const Chunk& c, std::size_t a, const ChunkSpan& span) const;
+  /// `work`, its time counted in host_busy.
+  std::function<void()> timed(std::function<void()> work) const;
 };
 
 }  // namespace alloy::detail
