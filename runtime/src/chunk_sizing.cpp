@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace alloy::detail {
 namespace {
@@ -43,17 +44,27 @@ std::vector<DeviceCost> fit_costs(const StreamedChunks& calibration, const std::
     if (command.lane == Lane::compute) times.compute += seconds;
     if (command.lane == Lane::copy_out) times.copy_out += seconds;
   }
+  // Per ring and chunk length, each lane's fastest sample: a first launch
+  // or transfer of a size may carry one-time costs (PoCL compiles a kernel
+  // variant per work-group size) that later chunks do not pay.
   const std::size_t devices = copy_engines.size();
+  std::vector<std::map<std::size_t, LaneTimes>> fastest(devices);
+  for (std::size_t i = 0; i < spans.size(); ++i) {
+    auto [at, first] = fastest[i % devices].emplace(spans[i].length, per_chunk[i]);
+    if (first) continue;
+    at->second.copy_in = std::min(at->second.copy_in, per_chunk[i].copy_in);
+    at->second.compute = std::min(at->second.compute, per_chunk[i].compute);
+    at->second.copy_out = std::min(at->second.copy_out, per_chunk[i].copy_out);
+  }
   std::vector<DeviceCost> costs(devices);
-  for (std::size_t ring = 0; ring < devices && ring + devices < spans.size(); ++ring) {
-    const std::size_t first = ring;
-    const std::size_t second = ring + devices;
-    const std::size_t n1 = spans[first].length;
-    const std::size_t n2 = spans[second].length;
-    costs[ring].copy_in = line(n1, per_chunk[first].copy_in, n2, per_chunk[second].copy_in);
-    costs[ring].compute = line(n1, per_chunk[first].compute, n2, per_chunk[second].compute);
-    costs[ring].copy_out = line(n1, per_chunk[first].copy_out, n2, per_chunk[second].copy_out);
+  for (std::size_t ring = 0; ring < devices; ++ring) {
     costs[ring].copy_engines = copy_engines[ring];
+    if (fastest[ring].size() < 2) continue;  // one length: no line to fit
+    const auto& [n1, short_times] = *fastest[ring].begin();
+    const auto& [n2, long_times] = *fastest[ring].rbegin();
+    costs[ring].copy_in = line(n1, short_times.copy_in, n2, long_times.copy_in);
+    costs[ring].compute = line(n1, short_times.compute, n2, long_times.compute);
+    costs[ring].copy_out = line(n1, short_times.copy_out, n2, long_times.copy_out);
   }
   return costs;
 }

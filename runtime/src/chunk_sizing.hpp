@@ -28,8 +28,8 @@ struct DeviceCost {
   double fill_and_drain_s(std::size_t n) const;
 };
 
-/// Fits each ring's lanes from two chunks of different lengths: the
-/// spans' chunks i and i + devices belong to the same ring.
+/// Fits each ring's lanes from its chunks of two lengths (span i is ring
+/// i mod devices), taking per length each lane's fastest sample.
 std::vector<DeviceCost> fit_costs(const StreamedChunks& calibration, const std::vector<ChunkSpan>& spans,
                                   const std::vector<unsigned>& copy_engines);
 

@@ -375,15 +375,17 @@ void Pipeline::choose_chunking(std::vector<ChunkSpan>& calibrated, std::vector<C
     detail::CalibrationSizes sizes = detail::calibration_sizes(s.bytes_per_element());
     sizes.short_chunk = std::max(whole_blocks(s, sizes.short_chunk), std::size_t{1});
     sizes.long_chunk = 4 * sizes.short_chunk;
-    const std::size_t calibration = devices * (sizes.short_chunk + sizes.long_chunk);
-    if (s.elements < 8 * calibration || sizes.long_chunk > largest_chunk(s, 2)) {
+    // Each length twice per device: the second shows what the first's
+    // one-time costs hid.
+    const std::size_t calibration = 2 * devices * (sizes.short_chunk + sizes.long_chunk);
+    if (s.elements < 4 * calibration || sizes.long_chunk > largest_chunk(s, 2)) {
       // Too little data for calibration to pay off.
       s.chosen_chunk = whole_blocks(s, unmeasured_chunk(s, s.options.depth != 0 ? s.options.depth : 3));
       s.chunking = "without measuring (too few elements to calibrate)";
     } else {
-      // The first chunks of each device: a short and a long one, timed.
-      for (std::size_t i = 0; i < 2 * devices; ++i) {
-        const std::size_t length = i < devices ? sizes.short_chunk : sizes.long_chunk;
+      // The first chunks of each device: short, long, short, long, timed.
+      for (std::size_t i = 0; i < 4 * devices; ++i) {
+        const std::size_t length = (i / devices) % 2 == 0 ? sizes.short_chunk : sizes.long_chunk;
         const std::size_t offset = calibrated.empty() ? 0 : calibrated.back().offset + calibrated.back().length;
         calibrated.push_back({offset, length});
       }
