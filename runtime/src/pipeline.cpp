@@ -326,6 +326,11 @@ void Pipeline::choose_host_memory() {
       const detail::RouteTimes times = detail::measure_routes(device, sample->storage->host_data(), bytes);
       route = detail::choose_route(times);
       s.route_reason = "measured on " + device.label() + ": " + times.describe();
+      if (route == HostMemoryRoute::staged && s.has_files()) {
+        // The host threads' time goes to the files: staging would compete.
+        route = HostMemoryRoute::direct;
+        s.route_reason += "; not staged, as host threads read or write files";
+      }
     } catch (const Error& error) {
       // The device is full (of this executor's replicas, say): streaming
       // still works, only unmeasured.
