@@ -193,10 +193,12 @@ unsigned Pipeline::depth() const {
 }
 
 void Pipeline::forget_chunking() {
-  // New arrays change the slots' size: the next run chooses again.
+  // New arrays change the slots' size and may need registering: the next
+  // run chooses again.
   state_->chosen_chunk = 0;
   state_->chosen_depth = 0;
   state_->ring_chunk = 0;
+  state_->memory_route = HostMemoryRoute::automatic;
 }
 
 void Pipeline::check_args(const std::vector<PipelineArg>& args) const {

@@ -61,7 +61,8 @@ struct ReductionArray {
 struct Ring {
   struct Slot {
     std::vector<std::shared_ptr<BufferStorage>> inputs, outputs, reductions;
-    /// Per input and output: staging for a file array, else empty.
+    /// Per input and output: staging where the array goes through it (a
+    /// file, or staged caller memory), else empty.
     std::vector<Staging> staged_inputs, staged_outputs;
   };
   std::vector<Slot> slots;
