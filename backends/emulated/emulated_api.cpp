@@ -65,7 +65,9 @@ struct Module {
 /// Everything the emulated driver knows, behind one lock.
 struct Driver {
   std::mutex mutex;
-  MachineModel model;
+  /// Replaced whole when a runtime reads ALLOY_EMULATED_DEVICES again;
+  /// commands keep the one they started with.
+  std::shared_ptr<const MachineModel> model = std::make_shared<const MachineModel>();
   std::deque<DeviceState> devices;
   std::map<DevicePointer, Allocation> allocations;
   /// Page-locked host ranges: allocate_host's and registered ones.
@@ -80,7 +82,7 @@ Driver& driver() {
 
 thread_local int current_device = 0;
 
-MachineModel model() {
+std::shared_ptr<const MachineModel> model() {
   std::lock_guard lock(driver().mutex);
   return driver().model;
 }
@@ -92,7 +94,7 @@ DeviceState& device_state(int device) {
 
 Engine& engine_to_host(int device) {
   DeviceState& state = device_state(device);
-  return model().copy_engines >= 2 ? state.to_host_own : state.to_device;
+  return model()->copy_engines >= 2 ? state.to_host_own : state.to_device;
 }
 
 /// Up to the model's jitter, at random.
@@ -114,16 +116,18 @@ bool is_pinned(const void* host, std::size_t bytes) {
 
 /// A transfer between device memory and `host`: at the bus's speed from
 /// page-locked memory, else at the model's pageable fraction of it.
-double transfer_seconds(std::size_t bytes, double bytes_per_second, const void* host) {
-  const MachineModel m = model();
-  const double speed = is_pinned(host, bytes) ? bytes_per_second : bytes_per_second * m.pageable_fraction;
+double transfer_seconds(std::size_t bytes, bool to_device, const void* host) {
+  const auto held = model();
+  const MachineModel& m = *held;
+  const double bus = to_device ? m.host_to_device_bytes_per_second : m.device_to_host_bytes_per_second;
+  const double speed = is_pinned(host, bytes) ? bus : bus * m.pageable_fraction;
   return m.transfer_latency_seconds + static_cast<double>(bytes) / speed + jitter(m);
 }
 
 /// On-device work (fills, device copies) runs at device-memory speed: far
 /// above the bus; modelled as 1 TB/s on the compute engine.
 double on_device_seconds(std::size_t bytes) {
-  return model().launch_latency_seconds + static_cast<double>(bytes) * 1e-12;
+  return model()->launch_latency_seconds + static_cast<double>(bytes) * 1e-12;
 }
 
 void* host_address(DevicePointer address) {
@@ -144,7 +148,8 @@ std::string status_name(Status status) {
 }
 
 Status device_info(int ordinal, DeviceInfo* info) {
-  const MachineModel m = model();
+  const auto held = model();
+  const MachineModel& m = *held;
   info->type = DeviceType::gpu;
   info->name = "emulated-" + m.preset + "-" + std::to_string(ordinal);
   info->vendor = "alloy emulation";
@@ -163,23 +168,12 @@ Status device_info(int ordinal, DeviceInfo* info) {
   return emulated_success;
 }
 
-stream::CompileResult compile(const std::string& source, const std::string&, const std::string&,
-                              const std::string& architecture) {
-  // The "binary" is the source: launches look their kernel's parameters up in it.
-  stream::CompileResult result;
-  result.ok = true;
-  result.target = architecture;
-  const auto* text = reinterpret_cast<const std::byte*>(source.c_str());
-  result.binary.assign(text, text + source.size() + 1);
-  return result;
-}
-
 Status allocate(DevicePointer* address, std::size_t bytes) {
   std::lock_guard lock(driver().mutex);
   Driver& d = driver();
   DeviceState& state = d.devices.at(static_cast<std::size_t>(current_device));
-  if (state.used_bytes + bytes > d.model.memory_bytes) return emulated_out_of_memory;
-  const bool owns_memory = d.model.moves_data;
+  if (state.used_bytes + bytes > d.model->memory_bytes) return emulated_out_of_memory;
+  const bool owns_memory = d.model->moves_data;
   if (owns_memory) {
     void* memory = std::malloc(std::max<std::size_t>(bytes, 1));
     if (memory == nullptr) return emulated_out_of_memory;
@@ -207,7 +201,7 @@ Status free_memory(DevicePointer address) {
 /// A copy on the stream's device: `engine` busy for `seconds`, moving bytes if the model does.
 Status submit_copy(Handle stream, Engine& engine, double seconds, void* to, const void* from,
                    std::size_t bytes) {
-  const bool moves = model().moves_data;
+  const bool moves = model()->moves_data;
   stream_of(stream).submit([&engine, seconds, to, from, bytes, moves] {
     engine.occupy(seconds, [=] {
       if (moves && bytes != 0) std::memmove(to, from, bytes);
@@ -219,7 +213,7 @@ Status submit_copy(Handle stream, Engine& engine, double seconds, void* to, cons
 template <class T>
 Status submit_fill(DevicePointer to, T value, std::size_t count, Handle stream) {
   Stream& s = stream_of(stream);
-  const bool moves = model().moves_data;
+  const bool moves = model()->moves_data;
   Engine& engine = device_state(s.device()).compute;
   const double seconds = on_device_seconds(count * sizeof(T));
   s.submit([&engine, seconds, to, value, count, moves] {
@@ -259,7 +253,8 @@ Status launch(Handle function, const unsigned* grid, const unsigned* block, Hand
     std::memcpy(bytes.data(), params[i], std::min<std::size_t>(kernel.argument_bytes[i], 8));
     launch.arguments.push_back(bytes);
   }
-  const MachineModel m = model();
+  const auto held = model();
+  const MachineModel& m = *held;
   launch.moves_data = m.moves_data;
   const std::optional<KernelModel> kernel_model = find_kernel(kernel.name);
   const double modelled = kernel_model && kernel_model->seconds
@@ -285,10 +280,10 @@ stream::StreamApi make_api() {
   api.not_ready = emulated_not_ready;
   api.out_of_memory = emulated_out_of_memory;
   api.status_name = status_name;
-  api.compile = compile;
+  api.compile = stream::source_as_binary;
 
   api.device_count = {[](int* count) -> Status {
-                        *count = model().devices;
+                        *count = model()->devices;
                         return emulated_success;
                       },
                       "emulatedGetDeviceCount"};
@@ -326,7 +321,8 @@ stream::StreamApi make_api() {
                    "emulatedFreeHost"};
   api.register_host = {[](void* data, std::size_t bytes) -> Status {
                          // Page-locking takes the calling thread's time, as the real call does.
-                         const MachineModel m = model();
+                         const auto held = model();
+                         const MachineModel& m = *held;
                          std::this_thread::sleep_for(std::chrono::duration<double>(
                              static_cast<double>(bytes) / m.register_bytes_per_second));
                          std::lock_guard lock(driver().mutex);
@@ -407,16 +403,14 @@ stream::StreamApi make_api() {
                       "emulatedEventElapsedTime"};
 
   api.copy_to_device = {[](DevicePointer dst, const void* src, std::size_t bytes, Handle stream) -> Status {
-                          const MachineModel m = model();
                           return submit_copy(stream, device_state(stream_of(stream).device()).to_device,
-                                             transfer_seconds(bytes, m.host_to_device_bytes_per_second, src),
+                                             transfer_seconds(bytes, true, src),
                                              host_address(dst), src, bytes);
                         },
                         "emulatedMemcpyHtoD"};
   api.copy_to_host = {[](void* dst, DevicePointer src, std::size_t bytes, Handle stream) -> Status {
-                        const MachineModel m = model();
                         return submit_copy(stream, engine_to_host(stream_of(stream).device()),
-                                           transfer_seconds(bytes, m.device_to_host_bytes_per_second, dst),
+                                           transfer_seconds(bytes, false, dst),
                                            dst, host_address(src), bytes);
                       },
                       "emulatedMemcpyDtoH"};
@@ -428,7 +422,8 @@ stream::StreamApi make_api() {
                         "emulatedMemcpyDtoD"};
   api.copy_peer = {[](DevicePointer dst, const DeviceRef&, DevicePointer src, const DeviceRef&,
                       std::size_t bytes, Handle stream) -> Status {
-                     const MachineModel m = model();
+                     const auto held = model();
+                     const MachineModel& m = *held;
                      // Between devices: over the bus, never through pageable memory.
                      const double seconds = m.transfer_latency_seconds +
                                             static_cast<double>(bytes) / m.device_to_host_bytes_per_second;
@@ -489,7 +484,7 @@ Platform* create_platform() noexcept {
     MachineModel parsed = parse_machine_model(spec);
     std::lock_guard lock(driver().mutex);
     while (driver().devices.size() < static_cast<std::size_t>(parsed.devices)) driver().devices.emplace_back();
-    driver().model = std::move(parsed);
+    driver().model = std::make_shared<const MachineModel>(std::move(parsed));
   } catch (const std::exception& error) {
     return stream::create_platform(api(), std::string("ALLOY_EMULATED_DEVICES=") + spec + ": " + error.what());
   }

@@ -46,6 +46,19 @@ struct CompileResult {
   std::string target;             ///< what it was compiled for, e.g. "sm_90" or "compute_90"
 };
 
+/// A `compile` for tables whose devices run no device code (emulations):
+/// the "binary" is the source itself, NUL-terminated, in which the table
+/// looks kernels and their parameters up when they are loaded.
+inline CompileResult source_as_binary(const std::string& source, const std::string&, const std::string&,
+                                      const std::string& architecture) {
+  CompileResult result;
+  result.ok = true;
+  result.target = architecture;
+  const auto* text = reinterpret_cast<const std::byte*>(source.c_str());
+  result.binary.assign(text, text + source.size() + 1);
+  return result;
+}
+
 struct StreamApi {
   std::string api;      ///< "CUDA" or "HIP", for messages
   std::string backend;  ///< "cuda" or "hip"

@@ -29,15 +29,6 @@ Lane lane_of(const Task& task) {
   return copies_home(task) ? Lane::copy_out : Lane::copy_in;
 }
 
-/// The accesses that need a device replica: all but borrowed host memory.
-std::vector<Access> device_accesses(const Task& task) {
-  std::vector<Access> on_device;
-  for (const Access& access : task.accesses) {
-    if (!access.slice.storage->host_resident()) on_device.push_back(access);
-  }
-  return on_device;
-}
-
 /// What the task's command did to its buffers: replicas used and written,
 /// borrowed host bytes on their way.
 void record_uses(Coherence& coherence, const Task& task, std::size_t device, Queue& queue,
@@ -113,7 +104,7 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
   const SchedulingPolicy policy = placement.policy_for(work, state.run->policy);
   if (!state.device) state.device = place(state, policy);
   const std::size_t d = *state.device;
-  if (!residency.make_resident(device_accesses(work), d, [&] { return label(id); })) {
+  if (!residency.make_resident(work.accesses, d, [&] { return label(id); })) {
     // Placed already: it starts on this device once evicted memory is freed.
     waiting_for_memory[d].push_back(id);
     ++handed_off;

@@ -40,7 +40,10 @@ bool Residency::make_resident(const std::vector<Access>& accesses, std::size_t d
                               const std::function<std::string()>& task_label) {
   ++clock_;
   std::vector<BufferStorage*> buffers;
-  for (const Access& access : accesses) buffers.push_back(access.slice.storage.get());
+  for (const Access& access : accesses) {
+    // Borrowed memory stays in host memory: it never gets a replica.
+    if (!access.slice.storage->host_resident()) buffers.push_back(access.slice.storage.get());
+  }
   std::sort(buffers.begin(), buffers.end());
   buffers.erase(std::unique(buffers.begin(), buffers.end()), buffers.end());
   check_fits(buffers, device, task_label);

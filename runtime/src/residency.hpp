@@ -41,10 +41,11 @@ class Residency {
     std::vector<std::shared_ptr<Event>> events;
   };
 
-  /// Gives every buffer `accesses` touch a replica on `device`, evicting as
-  /// needed. False when the task must wait for evicted memory to be freed
-  /// first (retirements are pending on the device). OutOfDeviceMemory if
-  /// the task cannot fit at all; `task_label` names it there.
+  /// Gives every buffer `accesses` touch a replica on `device` (borrowed,
+  /// host-resident memory excepted), evicting as needed. False when the
+  /// task must wait for evicted memory to be freed first (retirements are
+  /// pending on the device). OutOfDeviceMemory if the task cannot fit at
+  /// all; `task_label` names it there.
   bool make_resident(const std::vector<Access>& accesses, std::size_t device,
                      const std::function<std::string()>& task_label);
   /// Evictions started since the last call: the executor frees each once

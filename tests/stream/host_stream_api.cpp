@@ -140,17 +140,6 @@ std::string status_name(Status status) {
   }
 }
 
-stream::CompileResult compile(const std::string& source, const std::string&, const std::string&,
-                              const std::string& architecture) {
-  stream::CompileResult result;
-  result.target = architecture;
-  result.ok = true;
-  // The "binary" is the source itself: get_function looks kernels up in it.
-  const auto* bytes = reinterpret_cast<const std::byte*>(source.c_str());
-  result.binary.assign(bytes, bytes + source.size() + 1);
-  return result;
-}
-
 Status device_info(int ordinal, DeviceInfo* info) {
   DeviceInfo filled{
       .backend = {},
@@ -203,7 +192,7 @@ stream::StreamApi make_api() {
   api.not_ready = host_not_ready;
   api.out_of_memory = host_out_of_memory;
   api.status_name = status_name;
-  api.compile = compile;
+  api.compile = stream::source_as_binary;
 
   api.device_count = {[](int* count) -> Status {
                         *count = host().options.device_count;
