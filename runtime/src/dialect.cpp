@@ -12,20 +12,20 @@ namespace alloy {
 
 std::string_view kernel_prelude() { return alloy_kernels::alloy_prelude_source; }
 
-namespace {
-
-bool is_macro_name(std::string_view name) {
+bool is_identifier(std::string_view name) {
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
   });
 }
 
+namespace {
+
 /// "#define NAME VALUE" for "NAME=VALUE", "#define NAME 1" for "NAME", as -D does.
 std::string define_line(const std::string& definition, const ProgramSource& source) {
   const std::size_t equals = definition.find('=');
   const std::string name = definition.substr(0, equals);
-  if (!is_macro_name(name)) {
+  if (!is_identifier(name)) {
     throw InvalidArgument("program " + source.name + ": option -D" + definition +
                           " does not name a macro; write -DNAME or -DNAME=VALUE");
   }

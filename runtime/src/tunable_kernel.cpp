@@ -8,6 +8,7 @@
 
 #include "alloy/dialect.hpp"
 #include "alloy/error.hpp"
+#include "tunable_layouts.hpp"
 
 namespace alloy {
 namespace {
@@ -140,6 +141,7 @@ std::string TunableKernel::description_hash() const {
     text.append("\nm ");
     add_product(term);
   }
+  text += layout_description(*this);
   char hash[17];
   std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(stable_hash(text)));
   return hash;
@@ -192,6 +194,7 @@ void TunableKernel::validate() const {
     check_product(*this, rule.local, "a launch rule");
   }
   for (const ParameterProduct& term : local_memory_bytes) check_product(*this, term, "local memory");
+  validate_layouts(*this);
 }
 
 DeviceLimits DeviceLimits::of(const DeviceInfo& info) {
@@ -280,6 +283,8 @@ ProgramSource configured_source(const TunableKernel& kernel, const Configuration
     source.options.append("-D").append(kernel.parameters[i].name).append("=").append(
         std::to_string(configuration[i]));
   }
+  const std::string layouts = layout_defines(kernel, configuration);
+  if (!layouts.empty()) source.options += (source.options.empty() ? "" : " ") + layouts;
   return source;
 }
 

@@ -19,18 +19,18 @@
 #endif
 
 #if LAYOUT == 0
-#define FIELD(p, i, f, fields, n) (p)[(i) * (fields) + (f)]
+#define RECORD_ELEMENT(p, i, f, fields, n) (p)[(i) * (fields) + (f)]
 #elif LAYOUT == 1
-#define FIELD(p, i, f, fields, n) (p)[(f) * (n) + (i)]
+#define RECORD_ELEMENT(p, i, f, fields, n) (p)[(f) * (n) + (i)]
 #else
-#define FIELD(p, i, f, fields, n) (p)[((i) / 4) * 4 * (fields) + (f) * 4 + (i) % 4]
+#define RECORD_ELEMENT(p, i, f, fields, n) (p)[((i) / 4) * 4 * (fields) + (f) * 4 + (i) % 4]
 #endif
 
 KERNEL void record_mix(const int n, GLOBAL const float* restrict in, GLOBAL float* restrict out) {
   const int i = (int)get_global_id(0);
   if (i >= n) return;
-  FIELD(out, i, 0, 2, n) = FIELD(in, i, 0, 4, n) + FIELD(in, i, 1, 4, n);
-  FIELD(out, i, 1, 2, n) = FIELD(in, i, 2, 4, n) * FIELD(in, i, 3, 4, n);
+  RECORD_ELEMENT(out, i, 0, 2, n) = RECORD_ELEMENT(in, i, 0, 4, n) + RECORD_ELEMENT(in, i, 1, 4, n);
+  RECORD_ELEMENT(out, i, 1, 2, n) = RECORD_ELEMENT(in, i, 2, 4, n) * RECORD_ELEMENT(in, i, 3, 4, n);
 }
 
 KERNEL void partial_sums(const int n, GLOBAL const uint* restrict in, GLOBAL uint* restrict partials) {

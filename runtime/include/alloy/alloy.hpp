@@ -16,6 +16,7 @@
 #include "alloy/kernel_args.hpp"
 #include "alloy/kernel_library.hpp"
 #include "alloy/launch_range.hpp"
+#include "alloy/layout.hpp"
 #include "alloy/log.hpp"
 #include "alloy/pipeline.hpp"
 #include "alloy/profile.hpp"

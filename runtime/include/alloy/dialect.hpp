@@ -28,6 +28,10 @@ struct ComposedSource {
 /// -D option without a valid macro name.
 ComposedSource compose_kernel_source(const ProgramSource& source);
 
+/// Whether `name` can name a C identifier or macro: letters, digits and
+/// underscores, not starting with a digit.
+bool is_identifier(std::string_view name);
+
 /// 64-bit FNV-1a: a stable hash for file names and source identities. Not for
 /// security; callers that must not confuse two inputs also compare them.
 std::uint64_t stable_hash(std::string_view text);

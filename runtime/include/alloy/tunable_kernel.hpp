@@ -12,6 +12,7 @@
 #include "alloy/backend/program.hpp"
 #include "alloy/device_info.hpp"
 #include "alloy/launch_range.hpp"
+#include "alloy/layout.hpp"
 
 namespace alloy {
 
@@ -61,6 +62,29 @@ struct LaunchDimensionRule {
   ParameterProduct local;
 };
 
+/// A kernel parameter the source reads with FIELD(parameter, i, field): an
+/// array of `count` records whose device layout is the value of the tuning
+/// parameter `layout`, whose value names are record layouts ("aos", "soa",
+/// "aosoa:8"). Without a layout parameter the records are aos.
+struct RecordArgument {
+  std::string parameter;            ///< the kernel parameter's name
+  std::vector<FieldFormat> fields;  ///< the fields the kernel reads or writes
+  std::string count;                ///< the kernel's scalar parameter holding the record count
+  std::string layout;               ///< a tuning parameter, or empty
+};
+
+/// A kernel parameter the source reads with AT2(parameter, r, c): a matrix
+/// of `rows` × `columns` (kernel scalar parameters) whose layout is the value
+/// of the tuning parameter `layout`, whose value names are matrix layouts
+/// ("row_major", "padded:16", "tiles:8"...). Without one it is row-major.
+struct MatrixArgument {
+  std::string parameter;
+  ScalarType element = ScalarType::f32;
+  std::string rows;
+  std::string columns;
+  std::string layout;
+};
+
 /// A kernel and its tuning space, described as data so that the runtime can
 /// apply a tuned configuration and the tuner can search it.
 ///
@@ -76,6 +100,9 @@ struct TunableKernel {
   std::vector<LaunchDimensionRule> launch;  ///< one per launch dimension
   /// Local memory of a configuration: the sum of these products, in bytes.
   std::vector<ParameterProduct> local_memory_bytes;
+  /// Arguments whose device layout a configuration chooses.
+  std::vector<RecordArgument> records;
+  std::vector<MatrixArgument> matrices;
 
   Configuration default_configuration() const;
   /// Index of the parameter called `name`; nothing when there is none.
@@ -113,7 +140,14 @@ std::optional<std::string> check_configuration(const TunableKernel& kernel,
                                                const Extent& problem,
                                                const DeviceLimits& limits);
 
-/// The source with the configuration's defines added to its options.
+/// The layout `configuration` gives a layout-tuned argument.
+RecordLayout record_layout(const TunableKernel& kernel, const RecordArgument& argument,
+                           const Configuration& configuration);
+MatrixLayout matrix_layout(const TunableKernel& kernel, const MatrixArgument& argument,
+                           const Configuration& configuration);
+
+/// The source with the configuration's defines added to its options, those
+/// of its record and matrix layouts included.
 ProgramSource configured_source(const TunableKernel& kernel, const Configuration& configuration);
 
 /// The launch range for the problem under the configuration.
