@@ -1,6 +1,7 @@
 // Every kernel the project ships compiles with NVRTC and hiprtc for GPU
 // targets, without a GPU: a dialect error for any target fails here.
 #include "support/file_lists.hpp"
+#include "support/layout_kernels.hpp"
 #include "support/test_devices.hpp"
 
 #ifdef ALLOY_HAVE_NVRTC
@@ -38,6 +39,19 @@ void compile_all(Compiler compile, const std::string& architecture) {
   }
 }
 
+/// Compiles the layout-tuned test kernels in every layout they take.
+void compile_every_layout(Compiler compile, const std::string& architecture) {
+  for (const TunableKernel& kernel : {record_step_kernel(), matrix_step_kernel()}) {
+    for (const Configuration& configuration : every_configuration(kernel)) {
+      const ComposedSource composed = compose_kernel_source(configured_source(kernel, configuration));
+      const stream::CompileResult result =
+          compile(composed.text, kernel.source.name, composed.compiler_options, architecture);
+      INFO(kernel.name << " " << describe(kernel, configuration) << " for " << architecture << ":\n" << result.log);
+      CHECK(result.ok);
+    }
+  }
+}
+
 void syntax_error_is_reported(Compiler compile, const std::string& architecture) {
   const ComposedSource composed = compose_kernel_source({"broken.cl", read_text_file(BROKEN_KERNEL), ""});
   const stream::CompileResult result =
@@ -53,6 +67,8 @@ void syntax_error_is_reported(Compiler compile, const std::string& architecture)
 
 TEST_CASE("OfflineCompile.NVRTC.sm_80") { compile_all(cuda::compile, "sm_80"); }
 TEST_CASE("OfflineCompile.NVRTC.sm_90") { compile_all(cuda::compile, "sm_90"); }
+TEST_CASE("OfflineCompile.NVRTC.layouts_sm_80") { compile_every_layout(cuda::compile, "sm_80"); }
+TEST_CASE("OfflineCompile.NVRTC.layouts_sm_90") { compile_every_layout(cuda::compile, "sm_90"); }
 
 TEST_CASE("OfflineCompile.NVRTC.unknown_architecture_falls_back_to_ptx") {
   const ComposedSource composed = compose_kernel_source({"k.cl", "KERNEL void k() {}", ""});
@@ -78,6 +94,7 @@ TEST_CASE("OfflineCompile.NVRTC.not_built") {
 
 TEST_CASE("OfflineCompile.hiprtc.gfx90a") { compile_all(hip::compile, "gfx90a"); }
 TEST_CASE("OfflineCompile.hiprtc.gfx1030") { compile_all(hip::compile, "gfx1030"); }
+TEST_CASE("OfflineCompile.hiprtc.layouts_gfx90a") { compile_every_layout(hip::compile, "gfx90a"); }
 
 TEST_CASE("OfflineCompile.hiprtc.gfx1100") {
   // The code-object library behind HIP 5.2's hiprtc does not know RDNA3 and
