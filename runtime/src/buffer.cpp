@@ -45,6 +45,25 @@ BufferStorage::BufferStorage(BorrowedMemory borrowed)
 
 BufferStorage::~BufferStorage() = default;
 
+void BufferStorage::describe(HostLayout layout) {
+  if (const auto* record = std::get_if<HostRecord>(&layout)) {
+    record->validate();
+    if (record->size == 0 || size_ % record->size != 0) {
+      throw InvalidArgument("record " + record->name + " of " + std::to_string(record->size) +
+                            " bytes does not divide a buffer of " + std::to_string(size_) + " bytes");
+    }
+  } else {
+    const auto& matrix = std::get<HostMatrix>(layout);
+    matrix.validate();
+    if (matrix.elements() * size_of(matrix.element) > size_) {
+      throw InvalidArgument(std::to_string(matrix.rows) + " x " + std::to_string(matrix.columns) + " " +
+                            std::string(to_string(matrix.element)) + " matrix does not fit a buffer of " +
+                            std::to_string(size_) + " bytes");
+    }
+  }
+  host_layout_ = std::make_shared<const HostLayout>(std::move(layout));
+}
+
 void BufferStorage::Free::operator()(std::byte* bytes) const { std::free(bytes); }
 
 namespace detail {

@@ -35,6 +35,9 @@ struct Replica {
   /// replica may be freed once these completed (queues run in order).
   std::vector<std::pair<Queue*, std::shared_ptr<Event>>> uses;
   std::uint64_t last_use = 0;  ///< when a task last needed it: least recent goes first
+  /// Unique per replica made in this process: memory freed and allocated
+  /// again is another replica, even at the same address.
+  std::uint64_t serial = 0;
 };
 
 /// Changed only by the executor running tasks on the buffer (one executor
@@ -43,6 +46,12 @@ struct BufferState {
   IntervalSet host_valid;
   std::vector<PendingFill> host_fills;
   std::map<Device*, Replica> replicas;
+  /// Counts the writes recorded: a copy converted from the buffer at one
+  /// version is stale at any other.
+  std::uint64_t version = 0;
+  /// A converted copy the runtime keeps for a layout (LayoutViews): its
+  /// bytes are never needed at home, so eviction drops them.
+  bool scratch = false;
 };
 
 // state_of(BufferStorage&), declared in alloy/buffer.hpp, reaches it.

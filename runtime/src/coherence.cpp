@@ -199,6 +199,7 @@ void Coherence::used_on_device(const Access& access, std::size_t device, Queue& 
   BufferState& state = state_of(*access.slice.storage);
   record_use(state.replicas.at(devices_[device]), queue, command);
   if (!writes(access.mode)) return;
+  ++state.version;
   const ByteRange range = access.slice.range;
   for (auto& [other, replica] : state.replicas) {
     trim_pending(replica.fills, range);
@@ -238,6 +239,7 @@ void Coherence::prepare_on_host(const Access& access, const Events& producers, E
 
 void Coherence::written_on_host(const Access& access) {
   BufferState& state = state_of(*access.slice.storage);
+  ++state.version;
   const ByteRange range = access.slice.range;
   for (auto& [other, replica] : state.replicas) {
     trim_pending(replica.fills, range);
@@ -249,6 +251,7 @@ void Coherence::written_on_host(const Access& access) {
 
 Events Coherence::write_back(BufferStorage& storage, std::size_t device) {
   BufferState& state = state_of(storage);
+  if (state.scratch) return {};
   const Replica& replica = state.replicas.at(devices_[device]);
   // The copies wait for every command that writes these bytes.
   Events producers;

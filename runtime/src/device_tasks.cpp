@@ -30,10 +30,14 @@ Lane lane_of(const Task& task) {
 }
 
 /// What the task's command did to its buffers: replicas used and written,
-/// borrowed host bytes on their way.
+/// borrowed host bytes on their way. Layout arguments are LayoutViews'.
 void record_uses(Coherence& coherence, const Task& task, std::size_t device, Queue& queue,
-                 const std::shared_ptr<Event>& command) {
-  for (const Access& access : task.accesses) {
+                 const std::shared_ptr<Event>& command, const std::vector<LayoutViews::Use>& layouts) {
+  for (std::size_t i = 0; i < task.accesses.size(); ++i) {
+    const Access& access = task.accesses[i];
+    if (std::any_of(layouts.begin(), layouts.end(), [&](const LayoutViews::Use& use) { return use.access == i; })) {
+      continue;
+    }
     if (!access.slice.storage->host_resident()) {
       coherence.used_on_device(access, device, queue, command);
     } else if (writes(access.mode)) {
@@ -42,10 +46,9 @@ void record_uses(Coherence& coherence, const Task& task, std::size_t device, Que
   }
 }
 
-std::shared_ptr<Event> enqueue(const Task& task, Queue& queue, KernelResolver& kernels, Device& device,
-                               std::size_t device_index, const std::vector<DeviceBuffer*>& memories) {
+std::shared_ptr<Event> enqueue(const Task& task, Queue& queue, const KernelResolver::Resolved* resolved,
+                               const std::vector<DeviceBuffer*>& memories) {
   if (const KernelWork* kernel = task.kernel()) {
-    const KernelResolver::Resolved resolved = kernels.resolve(*kernel, device, device_index);
     std::vector<KernelArg> args;
     args.reserve(kernel->args.size());
     for (const TaskArgument& arg : kernel->args) {
@@ -53,7 +56,7 @@ std::shared_ptr<Event> enqueue(const Task& task, Queue& queue, KernelResolver& k
                          ? KernelArg::from(*memories[std::get<std::size_t>(arg)])
                          : std::get<KernelArg>(arg));
     }
-    return queue.launch(resolved.kernel, resolved.range, std::span<const KernelArg>(args));
+    return queue.launch(resolved->kernel, resolved->range, std::span<const KernelArg>(args));
   }
   if (std::holds_alternative<CopyWork>(task.work)) {
     const BufferSlice& from = task.accesses[0].slice;
@@ -104,11 +107,30 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
   const SchedulingPolicy policy = placement.policy_for(work, state.run->policy);
   if (!state.device) state.device = place(state, policy);
   const std::size_t d = *state.device;
-  if (!residency.make_resident(work.accesses, d, [&] { return label(id); })) {
+  // Kernels are resolved first: their configuration on this device says
+  // which layouts, and so which views, the task needs.
+  std::optional<KernelResolver::Resolved> resolved;
+  std::vector<LayoutViews::Use> views;
+  if (const KernelWork* kernel = work.kernel()) {
+    resolved.emplace(kernels.resolve(*kernel, *devices[d], d));
+    if (const auto* tuned = std::get_if<TunedKernelCall>(&kernel->program); tuned && !tuned->layouts.empty()) {
+      views = layouts.plan(work, *tuned, kernel->key, *resolved->configuration, d);
+    }
+  }
+  const auto name = [&] { return label(id); };
+  const bool resident = views.empty() ? residency.make_resident(work.accesses, d, name, id)
+                                      : residency.make_resident(LayoutViews::with_views(work.accesses, views), d, name, id);
+  if (!resident) {
     // Placed already: it starts on this device once evicted memory is freed.
     waiting_for_memory[d].push_back(id);
     ++handed_off;
     return false;
+  }
+  if (residency.take_reservation_ended(d)) {
+    // The replicas the first waiter kept may now be evicted for the others.
+    const std::vector<std::uint64_t> waiting = std::exchange(waiting_for_memory[d], {});
+    for (std::uint64_t other : waiting) make_ready(other);
+    handed_off -= waiting.size();
   }
   DeviceLanes& lane = lanes[d];
   const Lane kind = lane_of(work);
@@ -121,11 +143,13 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
   coherence.record_transfers(times_transfers);
   lane.copy_in().set_timing(times_transfers);
   std::vector<DeviceBuffer*> memories;
-  for (const Access& access : work.accesses) {
+  for (std::size_t i = 0; i < work.accesses.size(); ++i) {
+    const Access& access = work.accesses[i];
     buffers.insert(access.slice.storage);
-    memories.push_back(access.slice.storage->host_resident()
-                           ? nullptr
-                           : &coherence.prepare_on_device(access, d, producers.all, producers.waits));
+    const auto view = std::find_if(views.begin(), views.end(), [&](const LayoutViews::Use& use) { return use.access == i; });
+    memories.push_back(access.slice.storage->host_resident() ? nullptr
+                       : view != views.end() ? &layouts.prepare(*view, work, d, producers.all, producers.waits)
+                                             : &coherence.prepare_on_device(access, d, producers.all, producers.waits));
   }
   std::vector<TimedTransfer> transfers = coherence.take_transfers();
   wait_on(queue, std::move(producers.waits));
@@ -133,13 +157,17 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
   const bool times_kernel = placement.samples_kernel(work, policy, d);
   const bool times_upload = times_transfers && copies_from_home(work);
   queue.set_timing(times_kernel || times_upload || state.run->timed);
-  std::shared_ptr<Event> done = enqueue(work, queue, kernels, *devices[d], d, memories);
-  record_uses(coherence, work, d, queue, done);
+  for (const LayoutViews::Use& view : views) layouts.convert_in(view, work, d, queue);
+  const std::shared_ptr<Event> command = enqueue(work, queue, resolved ? &*resolved : nullptr, memories);
+  record_uses(coherence, work, d, queue, command, views);
+  // The task is done when its last command is: a conversion back, if any.
+  std::shared_ptr<Event> done = command;
+  for (const LayoutViews::Use& view : views) done = layouts.convert_out(view, work, d, queue, command);
   if (times_upload) transfers.push_back({d, work.accesses[0].slice.range.size(), done});
   state.event = done;
   state.queue = &queue;
   state.run->device_commands.emplace_back(id, done);
-  if (state.run->timed) state.run->timed_commands.push_back({id, d, kind, done});
+  if (state.run->timed) state.run->timed_commands.push_back({id, d, kind, command});
   state.run->count_device_task(d);
   ++task_counts[d];
   // Only placement by load asks what is in flight; skip the bookkeeping
@@ -147,7 +175,7 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
   tracks_load = tracks_load || policy != SchedulingPolicy::round_robin;
   if (tracks_load) lane.track(done);
   if (times_kernel || !transfers.empty()) {
-    placement.measure(work, d, times_kernel ? done : nullptr, std::move(transfers));
+    placement.measure(work, d, times_kernel ? command : nullptr, std::move(transfers));
   }
   return true;
 }

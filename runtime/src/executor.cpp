@@ -31,6 +31,7 @@ Executor::~Executor() {
   try {
     for (const auto& storage : state_->buffers) {
       state_->coherence.bring_home(*storage);
+      state_->layouts.forget(*storage, [&](BufferStorage& view) { state_->residency.forget(view); });
       state_->residency.forget(*storage);
     }
   } catch (const std::exception& error) {

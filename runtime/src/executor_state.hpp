@@ -19,6 +19,7 @@
 #include "host_pool.hpp"
 #include "kernel_resolver.hpp"
 #include "lanes.hpp"
+#include "layout_views.hpp"
 #include "placement.hpp"
 #include "residency.hpp"
 #include "run_record.hpp"
@@ -82,6 +83,7 @@ struct ExecutorState {
   Coherence coherence;
   Residency residency;
   KernelResolver kernels;
+  LayoutViews layouts;
   std::vector<std::size_t> task_counts;
   bool tracks_load = false;  ///< some task was placed by load: lanes count what is in flight
 

@@ -7,6 +7,7 @@
 #include "alloy/dialect.hpp"
 #include "alloy/error.hpp"
 #include "graph_data.hpp"
+#include "layout_bindings.hpp"
 
 namespace alloy {
 namespace {
@@ -207,10 +208,11 @@ TaskId Graph::kernel(const TunableKernel& tunable, Extent problem, std::vector<T
   const std::string description = tunable.description_hash();
   const std::uint64_t key = stable_hash(description + '\n' + problem.to_string() + '\n' +
                                        std::to_string(problem.dimensions));
-  detail::KernelWork kernel{detail::TunedKernelCall{share(writable(), tunable, description), problem},
+  detail::KernelWork kernel{detail::TunedKernelCall{share(writable(), tunable, description), problem, {}},
                             tunable.kernel_name, {}, key};
   std::vector<Access> accesses;
   add_arguments(kernel, accesses, std::move(args));
+  std::get<detail::TunedKernelCall>(kernel.program).layouts = detail::bind_layouts(tunable, kernel, accesses);
   return add(std::move(kernel), std::move(options), std::move(accesses));
 }
 

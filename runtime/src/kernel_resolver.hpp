@@ -24,6 +24,8 @@ class KernelResolver {
   struct Resolved {
     Kernel& kernel;
     const LaunchRange& range;
+    /// A tunable kernel's configuration on this device; nullptr for a fixed one.
+    const Configuration* configuration;
   };
   /// Compiles on first use; the compiler's errors are thrown.
   Resolved resolve(const KernelWork& work, Device& device, std::size_t device_index);
@@ -34,6 +36,7 @@ class KernelResolver {
     /// A tunable kernel's range follows from the profile; a fixed kernel
     /// launches over its task's.
     std::optional<LaunchRange> range;
+    Configuration configuration;
   };
 
   Runtime& runtime_;

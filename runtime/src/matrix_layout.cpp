@@ -96,13 +96,18 @@ MatrixPlacement::MatrixPlacement(ScalarType element, MatrixLayout layout) : elem
   }
 }
 
-std::size_t MatrixPlacement::elements(std::size_t rows, std::size_t columns) const {
+std::pair<std::size_t, std::size_t> MatrixPlacement::padded_extent(std::size_t rows, std::size_t columns) const {
   switch (layout_.kind) {
-    case MatrixLayout::Kind::row_major: return rows * round_up(columns, layout_.pad);
-    case MatrixLayout::Kind::column_major: return columns * round_up(rows, layout_.pad);
-    case MatrixLayout::Kind::tiles: return round_up(rows, layout_.tile) * round_up(columns, layout_.tile);
+    case MatrixLayout::Kind::row_major: return {rows, round_up(columns, layout_.pad)};
+    case MatrixLayout::Kind::column_major: return {round_up(rows, layout_.pad), columns};
+    case MatrixLayout::Kind::tiles: return {round_up(rows, layout_.tile), round_up(columns, layout_.tile)};
   }
-  return 0;
+  return {rows, columns};
+}
+
+std::size_t MatrixPlacement::elements(std::size_t rows, std::size_t columns) const {
+  const auto [padded_rows, padded_columns] = padded_extent(rows, columns);
+  return padded_rows * padded_columns;
 }
 
 std::size_t MatrixPlacement::index(std::size_t row, std::size_t column, std::size_t rows, std::size_t columns) const {

@@ -28,20 +28,6 @@ void check_names(std::string_view what, const std::vector<std::string>& names) {
   }
 }
 
-const HostField& host_field_for(const HostRecord& host, const FieldFormat& field) {
-  const auto found = std::find_if(host.fields.begin(), host.fields.end(),
-                                  [&](const HostField& f) { return f.name == field.name; });
-  if (found == host.fields.end()) {
-    throw InvalidArgument("record " + host.name + " has no field '" + field.name + "' for the device layout");
-  }
-  if (found->type != field.type) {
-    throw InvalidArgument("record " + host.name + ": field '" + field.name + "' is " +
-                          std::string(to_string(found->type)) + " on the host but " +
-                          std::string(to_string(field.type)) + " on the device");
-  }
-  return *found;
-}
-
 void check_spans(const HostRecord& host, std::size_t count, std::size_t host_bytes, const RecordPlacement& placement,
                  std::size_t device_bytes) {
   host.validate();
@@ -64,7 +50,7 @@ template <class Copy>
 void for_each_element(const HostRecord& host, std::size_t count, const RecordPlacement& placement, Copy copy) {
   for (std::size_t f = 0; f < placement.fields().size(); ++f) {
     const FieldFormat& field = placement.fields()[f];
-    const std::size_t host_offset = host_field_for(host, field).offset;
+    const std::size_t host_offset = host.field_for(field).offset;
     const std::size_t bytes = size_of(field.type);
     for (std::size_t r = 0; r < count; ++r) {
       copy(r * host.size + host_offset, placement.offset(r, f, count), bytes);
@@ -80,6 +66,19 @@ std::vector<FieldFormat> HostRecord::format() const {
   return formats;
 }
 
+const HostField& HostRecord::field_for(const FieldFormat& wanted) const {
+  const auto found =
+      std::find_if(fields.begin(), fields.end(), [&](const HostField& f) { return f.name == wanted.name; });
+  if (found == fields.end()) {
+    throw InvalidArgument("record " + name + " has no field '" + wanted.name + "' for the device layout");
+  }
+  if (found->type != wanted.type) {
+    throw InvalidArgument("record " + name + ": field '" + wanted.name + "' is " + std::string(to_string(found->type)) +
+                          " on the host but " + std::string(to_string(wanted.type)) + " on the device");
+  }
+  return *found;
+}
+
 void HostRecord::validate() const {
   std::vector<std::string> names;
   for (const HostField& field : fields) names.push_back(field.name);
@@ -90,6 +89,12 @@ void HostRecord::validate() const {
       throw InvalidArgument("record " + name + ": field '" + field.name + "' at offset " +
                             std::to_string(field.offset) + " does not lie aligned inside a " +
                             std::to_string(size) + "-byte record");
+    }
+    // Every record's copy of the field must be aligned too: devices load
+    // fields as their type.
+    if (size % bytes != 0) {
+      throw InvalidArgument("record " + name + ": a " + std::to_string(size) + "-byte record leaves field '" +
+                            field.name + "' of " + std::to_string(bytes) + " bytes misaligned in every other record");
     }
   }
 }

@@ -2,16 +2,24 @@
 #include "residency.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <utility>
 
 #include "alloy/error.hpp"
 #include "coherence.hpp"
 
 namespace alloy::detail {
+namespace {
+
+// Shared by every executor: a buffer may move from one to another.
+std::atomic<std::uint64_t> replica_serials{0};
+
+}  // namespace
 
 std::size_t Residency::capacity(std::size_t device) const {
   const std::size_t memory = devices_[device]->info().global_memory_bytes;
@@ -37,7 +45,7 @@ void Residency::check_fits(const std::vector<BufferStorage*>& buffers, std::size
 }
 
 bool Residency::make_resident(const std::vector<Access>& accesses, std::size_t device,
-                              const std::function<std::string()>& task_label) {
+                              const std::function<std::string()>& task_label, std::uint64_t task) {
   ++clock_;
   std::vector<BufferStorage*> buffers;
   for (const Access& access : accesses) {
@@ -50,36 +58,71 @@ bool Residency::make_resident(const std::vector<Access>& accesses, std::size_t d
 
   Device* const on = devices_[device];
   DeviceMemory& memory = devices_state_[device];
+  std::vector<BufferStorage*> missing;
+  std::size_t needed = 0;
   for (BufferStorage* storage : buffers) {
     auto& replicas = state_of(*storage).replicas;
     if (const auto found = replicas.find(on); found != replicas.end()) {
       found->second.last_use = clock_;
-      continue;
+    } else {
+      missing.push_back(storage);
+      needed += storage->size();
     }
-    const std::size_t bytes = storage->size();
+  }
+  if (limit_ != 0) {
+    // The first task that had to wait keeps what it holds: two tasks that
+    // cannot fit together would otherwise evict each other's replicas in turn.
+    std::vector<BufferStorage*> keep = buffers;
+    if (memory.reservation && memory.reservation->task != task) {
+      keep.insert(keep.end(), memory.reservation->buffers.begin(), memory.reservation->buffers.end());
+      std::sort(keep.begin(), keep.end());
+    }
     // Memory being freed still counts: evict until what stays fits, then
-    // wait for the rest if need be.
-    while (limit_ != 0 && memory.used - memory.retiring + bytes > limit_) {
-      if (!evict_one(device, buffers)) break;  // check_fits: the task's own buffers fit
+    // wait for the rest if need be. All or nothing: a task never holds part
+    // of what it needs while it waits.
+    while (memory.used - memory.retiring + needed > limit_) {
+      if (!evict_one(device, keep)) break;
     }
-    if (limit_ != 0 && memory.used + bytes > limit_) return false;
+    if (memory.used + needed > limit_) {
+      if (!memory.reservation) memory.reservation = Reservation{task, buffers};
+      return false;
+    }
+  }
+  for (BufferStorage* storage : missing) {
+    const std::size_t bytes = storage->size();
     std::unique_ptr<DeviceBuffer> allocation;
     try {
       // A buffer of no bytes still needs a memory object to pass to kernels.
       allocation = on->allocate(std::max<std::size_t>(bytes, 1));
     } catch (const OutOfDeviceMemory&) {
       const bool evicted = evict_one(device, buffers);
-      if (!evicted && memory.retiring == 0) throw;
+      if (!evicted && memory.retiring == 0) {
+        // The task fails: it keeps nothing for itself any more.
+        if (memory.reservation && memory.reservation->task == task) {
+          memory.reservation.reset();
+          memory.reservation_ended = true;
+        }
+        throw;
+      }
       return false;  // try again once memory has been freed
     }
     // Only a replica with memory enters the map: every entry counts as used.
-    Replica& replica = replicas[on];
+    Replica& replica = state_of(*storage).replicas[on];
     replica.memory = std::move(allocation);
     replica.last_use = clock_;
+    replica.serial = ++replica_serials;
     memory.used += bytes;
     memory.resident.insert(storage);
   }
+  if (memory.reservation && memory.reservation->task == task) {
+    memory.reservation.reset();
+    memory.reservation_ended = true;
+  }
   return true;
+}
+
+bool Residency::take_reservation_ended(std::size_t device) {
+  return std::exchange(devices_state_[device].reservation_ended, false);
 }
 
 bool Residency::evict_one(std::size_t device, const std::vector<BufferStorage*>& keep) {

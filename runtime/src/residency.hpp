@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -42,12 +43,17 @@ class Residency {
   };
 
   /// Gives every buffer `accesses` touch a replica on `device` (borrowed,
-  /// host-resident memory excepted), evicting as needed. False when the
-  /// task must wait for evicted memory to be freed first (retirements are
-  /// pending on the device). OutOfDeviceMemory if the task cannot fit at
-  /// all; `task_label` names it there.
+  /// host-resident memory excepted), evicting as needed, for the executor's
+  /// task `task`. False when the task must wait: for evicted memory to be
+  /// freed (retirements are pending on the device), or for the first task
+  /// that waited there, which keeps its replicas until it has started
+  /// (take_reservation_ended then says so). OutOfDeviceMemory if the task
+  /// cannot fit at all; `task_label` names it there.
   bool make_resident(const std::vector<Access>& accesses, std::size_t device,
-                     const std::function<std::string()>& task_label);
+                     const std::function<std::string()>& task_label, std::uint64_t task);
+  /// Whether the task that kept its replicas on `device` has got all it
+  /// needed since the last call: tasks waiting there may try again.
+  bool take_reservation_ended(std::size_t device);
   /// Evictions started since the last call: the executor frees each once
   /// its events completed, then calls freed().
   std::vector<Retirement> take_retirements() { return std::exchange(started_, {}); }
@@ -58,10 +64,17 @@ class Residency {
   void forget(BufferStorage& storage);
 
  private:
+  /// The first task on a device that had to wait for memory, and its buffers.
+  struct Reservation {
+    std::uint64_t task = 0;
+    std::vector<BufferStorage*> buffers;  ///< sorted
+  };
   struct DeviceMemory {
     std::size_t used = 0;      ///< replicas' bytes, retiring ones included
     std::size_t retiring = 0;  ///< of those, being freed
     std::set<BufferStorage*> resident;
+    std::optional<Reservation> reservation;
+    bool reservation_ended = false;
   };
 
   /// Starts evicting the least recently used replica on `device` that

@@ -29,11 +29,20 @@ struct FixedKernel {
   LaunchRange range;
 };
 
+/// A kernel argument whose device layout the configuration chooses: the
+/// task's access it is, and its declaration in the tunable kernel.
+struct LayoutBinding {
+  std::size_t access = 0;
+  bool matrix = false;          ///< in TunableKernel::matrices, else ::records
+  std::size_t declaration = 0;  ///< index into that list
+};
+
 /// A tunable kernel: the source options and range follow from the device's
 /// tuning profile and the problem when the task is placed.
 struct TunedKernelCall {
   std::shared_ptr<const TunableKernel> tunable;  ///< shared by the tasks of one description
   Extent problem;
+  std::vector<LayoutBinding> layouts;
 };
 
 struct KernelWork {

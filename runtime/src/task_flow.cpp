@@ -59,6 +59,7 @@ ExecutorState::ExecutorState(Runtime& runtime_in, ExecutorOptions options_in)
       coherence(devices, lanes),
       residency(devices, memory_limit(options), coherence),
       kernels(runtime),
+      layouts(runtime, devices, coherence),
       task_counts(devices.size(), 0),
       waiting_for_memory(devices.size()),
       placement(options, devices.size(), watcher),
@@ -294,6 +295,7 @@ void ExecutorState::forget_finished() {
       continue;
     }
     try {
+      layouts.forget(**it, [&](BufferStorage& view) { residency.forget(view); });
       residency.forget(**it);
     } catch (const Error& error) {
       log_warning(std::string("executor could not free a dropped buffer's replicas: ") + error.what());

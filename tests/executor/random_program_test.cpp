@@ -3,7 +3,9 @@
 // nested slices (a task writing part of what another still fills, single
 // elements written inside read ranges, reductions), graphs replayed several
 // times, 1-3 compute lanes, one or two devices, memory caps that force
-// eviction, and two executors on one runtime at once.
+// eviction, two executors on one runtime at once, and kernels that want a
+// buffer's records (pairs of uints) in a layout of their own: aos, soa or
+// aosoa, different ones in turn on one buffer.
 //
 // By default as many programs as fit in 60 s run (ALLOY_RANDOM_SECONDS
 // changes that); ALLOY_RANDOM_PROGRAMS=N runs exactly N. The first program's
@@ -20,6 +22,8 @@
 #include <thread>
 
 #include "embedded/conformance_source.hpp"
+#include "embedded/pair_layouts_source.hpp"
+#include "support/layout_kernels.hpp"
 #include "support/test_devices.hpp"
 
 namespace alloy::test {
@@ -27,10 +31,31 @@ namespace {
 
 const ProgramSource kernels{"conformance.cl", std::string(alloy_kernels::conformance_source), ""};
 constexpr int elements = 256;
+constexpr int pairs = elements / 2;  ///< a buffer as records: elements 2i and 2i + 1
+
+/// Every buffer's host layout: records of two uints.
+struct Pair {
+  std::uint32_t a, b;
+};
+HostRecord pair_record() { return host_record<Pair>("Pair", {ALLOY_HOST_FIELD(Pair, a), ALLOY_HOST_FIELD(Pair, b)}); }
+
+const std::vector<std::string> pair_layouts = {"aos", "soa", "aosoa:3", "aosoa:8"};
+
+/// pair_scale or pair_sum with its records in pair_layouts[layout].
+TunableKernel pair_kernel(const std::string& kernel_name, int layout) {
+  TunableKernel kernel;
+  kernel.name = "test." + kernel_name;
+  kernel.source = {"pair_layouts.cl", std::string(alloy_kernels::pair_layouts_source), ""};
+  kernel.kernel_name = kernel_name;
+  kernel.parameters = {{"PAIRS", {0, 1, 2, 3}, 0, pair_layouts}};
+  kernel.launch = {{0, {}, {}, {32, {}, {}}}};
+  kernel.records = {{"pairs", {{"a", ScalarType::u32}, {"b", ScalarType::u32}}, "n", "PAIRS"}};
+  return with_only(kernel, "PAIRS", layout);
+}
 
 /// One step of a program, applied to the executor or to the host model.
 struct Step {
-  enum Kind { scale, host_scale, reduce, host_reduce, kernel_copy, copy, fill, observe };
+  enum Kind { scale, host_scale, reduce, host_reduce, kernel_copy, copy, fill, observe, pair_scale, pair_sum };
   Kind kind = scale;
   int source = 0;  // buffer read (the only buffer of scale, fill, observe)
   int target = 0;  // buffer written by reduce and the copies
@@ -40,11 +65,12 @@ struct Step {
   std::uint32_t factor = 1;
   std::uint32_t offset = 0;  // also the fill value
   int record = -1;           // observe: where what it sees is kept
+  int layout = 0;            // pair_scale, pair_sum: index into pair_layouts
 };
 
 const char* name(Step::Kind kind) {
-  static constexpr const char* names[] = {"scale",       "host_scale", "reduce", "host_reduce",
-                                          "kernel_copy", "copy",       "fill",   "observe"};
+  static constexpr const char* names[] = {"scale", "host_scale", "reduce",  "host_reduce", "kernel_copy",
+                                          "copy",  "fill",       "observe", "pair_scale",  "pair_sum"};
   return names[kind];
 }
 
@@ -52,7 +78,10 @@ std::string describe(const Step& step) {
   std::ostringstream text;
   text << name(step.kind) << " B" << step.source << "[" << step.first << ", "
        << step.first + step.count << ")";
-  if (step.kind == Step::reduce || step.kind == Step::host_reduce) {
+  if (step.kind == Step::pair_scale || step.kind == Step::pair_sum) {
+    text << " (whole, as " << pair_layouts[step.layout] << ")";
+  }
+  if (step.kind == Step::reduce || step.kind == Step::host_reduce || step.kind == Step::pair_sum) {
     text << " -> B" << step.target << "[" << step.to << "]";
   }
   if (step.kind == Step::kernel_copy || step.kind == Step::copy) {
@@ -73,7 +102,7 @@ int random_count(std::mt19937& random) {
 
 Step random_step(std::mt19937& random, int buffers, int& records) {
   Step step;
-  step.kind = static_cast<Step::Kind>(random() % 8);
+  step.kind = static_cast<Step::Kind>(random() % 10);
   step.source = static_cast<int>(random() % buffers);
   step.target = static_cast<int>(random() % buffers);
   step.count = random_count(random);
@@ -98,6 +127,15 @@ Step random_step(std::mt19937& random, int buffers, int& records) {
     }
     case Step::observe:
       step.record = records++;
+      break;
+    case Step::pair_scale:
+    case Step::pair_sum:
+      step.layout = static_cast<int>(random() % pair_layouts.size());
+      step.first = 0;
+      step.count = elements;
+      step.to = static_cast<int>(random() % elements);
+      // A layout argument is its whole buffer: the sum goes elsewhere.
+      if (step.target == step.source) step.target = (step.source + 1) % buffers;
       break;
     default:
       break;
@@ -137,6 +175,18 @@ void apply_on_host(const Step& step, std::vector<Values>& model, std::vector<std
       seen[step.record].emplace_back(source.begin() + step.first,
                                      source.begin() + step.first + step.count);
       break;
+    case Step::pair_scale:
+      for (int i = 0; i < pairs; ++i) {
+        source[2 * i] = source[2 * i] * step.factor + step.offset;
+        source[2 * i + 1] += source[2 * i];
+      }
+      break;
+    case Step::pair_sum: {
+      std::uint32_t sum = 0;
+      for (int i = 0; i < pairs; ++i) sum += source[2 * i] + 2u * source[2 * i + 1];
+      target[step.to] = sum;
+      break;
+    }
   }
 }
 
@@ -188,6 +238,12 @@ auto submit(const Step& step, Target& target, std::vector<Buffer<std::uint32_t>>
         std::lock_guard lock(observations.mutex);
         observations.seen[step.record].emplace_back(values.begin(), values.end());
       });
+    case Step::pair_scale:
+      return target.kernel(pair_kernel("pair_scale", step.layout), Extent(pairs),
+                           {pairs, step.factor, step.offset, read_write(source.whole())});
+    case Step::pair_sum:
+      return target.kernel(pair_kernel("pair_sum", step.layout), Extent(1),
+                           {pairs, read(source.whole()), step.to, write(written.slice(step.to, 1))});
   }
   throw std::logic_error("a step of no known kind");
 }
@@ -223,9 +279,10 @@ Part random_part(std::mt19937& random, const std::vector<Device*>& devices) {
   part.options.compute_lanes = 1 + static_cast<unsigned>(random() % 3);
   part.options.policy = static_cast<SchedulingPolicy>(random() % 3);
   part.buffers = 2 + static_cast<int>(random() % 3);
-  // Room for two buffers per device, the most one task uses: replicas are
-  // evicted and written back all the time.
-  if (random() % 3 == 0) part.options.device_memory_limit = 2 * elements * sizeof(std::uint32_t);
+  // Room for the most one task uses, a pair_sum's buffer, its view (a little
+  // larger in aosoa:3) and the element it writes: replicas are evicted and
+  // written back all the time.
+  if (random() % 3 == 0) part.options.device_memory_limit = 4 * elements * sizeof(std::uint32_t);
   part.runs = 1 + static_cast<int>(random() % 3);
   part.as_graph = random() % 2 == 0;
   part.wait_between_runs = random() % 4 == 0;
@@ -243,6 +300,7 @@ std::string run_part(const Part& part, unsigned buffer_seed) {
   for (Values& values : model) {
     for (auto& value : values) value = static_cast<std::uint32_t>(random() % 100);
     buffers.emplace_back(std::span<const std::uint32_t>(values));
+    buffers.back().describe(pair_record());
   }
   std::vector<std::vector<Values>> expected_seen(part.records);
   Observations observations;

@@ -1,8 +1,10 @@
 // The layout-tuned test kernels and their host records.
 #include "support/layout_kernels.hpp"
 
+#include <algorithm>
 #include <cstddef>
 
+#include "embedded/advance_layouts_source.hpp"
 #include "embedded/matrix_layouts_source.hpp"
 #include "embedded/record_layouts_source.hpp"
 
@@ -37,6 +39,31 @@ TunableKernel record_step_kernel() {
                      {{"sum", ScalarType::f32}, {"tag", ScalarType::i64}, {"small", ScalarType::u16}},
                      "n",
                      "RESULTS"}};
+  return kernel;
+}
+
+TunableKernel record_advance_kernel() {
+  TunableKernel kernel;
+  kernel.name = "test.record_advance";
+  kernel.source = {"advance_layouts.cl", std::string(alloy_kernels::advance_layouts_source), ""};
+  kernel.kernel_name = "record_advance";
+  kernel.parameters = {{"PARTICLES", {0, 1, 2, 3}, 0, {"aos", "soa", "aosoa:4", "aosoa:5"}}};
+  kernel.launch = {{0, {}, {}, {16, {}, {}}}};
+  kernel.records = {{"particles",
+                     {{"x", ScalarType::f32}, {"y", ScalarType::f32}, {"count", ScalarType::i64}, {"id", ScalarType::i32}},
+                     "n",
+                     "PARTICLES"}};
+  return kernel;
+}
+
+TunableKernel with_only(TunableKernel kernel, const std::string& name, std::int64_t value) {
+  TuningParameter& parameter = kernel.parameters[*kernel.parameter_index(name)];
+  const auto at = std::find(parameter.values.begin(), parameter.values.end(), value);
+  const std::string value_name = parameter.value_names[static_cast<std::size_t>(at - parameter.values.begin())];
+  parameter.values = {value};
+  parameter.default_value = value;
+  parameter.value_names = {value_name};
+  kernel.name += "." + name + "=" + value_name;
   return kernel;
 }
 

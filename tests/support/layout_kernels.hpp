@@ -1,4 +1,4 @@
-// The layout-tuned test kernels of tests/kernels/record_layouts.cl and matrix_layouts.cl as tunable
+// The layout-tuned test kernels of tests/kernels/*_layouts.cl as tunable
 // kernels, and the host records they read, for the conformance and offline
 // compile tests.
 #pragma once
@@ -30,6 +30,11 @@ HostRecord step_result_record();
 /// record_step over problem[0] records; PARTICLES and RESULTS choose the two
 /// arguments' layouts among aos, soa, aosoa:4 and aosoa:5.
 TunableKernel record_step_kernel();
+/// record_advance over problem[0] records, in place; PARTICLES chooses
+/// their layout among aos, soa, aosoa:4 and aosoa:5.
+TunableKernel record_advance_kernel();
+/// `kernel` with its parameter `name` fixed at `value`: one layout.
+TunableKernel with_only(TunableKernel kernel, const std::string& name, std::int64_t value);
 /// matrix_step over problem (columns, rows); A and B choose the two matrices'
 /// layouts among row_major, column_major, padded:16 and tiles:8.
 TunableKernel matrix_step_kernel();

@@ -6,10 +6,12 @@
 #include <cstring>
 #include <memory>
 #include <span>
+#include <variant>
 #include <vector>
 
 #include "alloy/backend/memory.hpp"
 #include "alloy/interval_set.hpp"
+#include "alloy/layout.hpp"
 
 namespace alloy {
 
@@ -28,6 +30,10 @@ struct BorrowedMemory {
   std::size_t bytes = 0;
   bool read_only = false;  ///< tasks may only read it
 };
+
+/// How the host holds a buffer's bytes, for kernels that want them in
+/// another layout (TunableKernel::records and ::matrices).
+using HostLayout = std::variant<HostRecord, HostMatrix>;
 
 /// The untyped memory behind Buffer<T>: host bytes and an identity. Where the
 /// bytes are valid (host, device replicas) is the executor's business, kept
@@ -56,6 +62,16 @@ class BufferStorage {
   /// Unique per storage in this process; orders buffers deterministically.
   std::uint64_t id() const { return id_; }
 
+  /// Says how the host holds these bytes: records of a host struct, or a
+  /// matrix. A kernel task that wants the records (matrix) in another layout
+  /// on its device then gets a converted copy there, and its writes come
+  /// back in this layout. InvalidArgument when the description does not
+  /// validate or does not fit the buffer (a record size that does not divide
+  /// it, a matrix larger than it). Describe a buffer before tasks use it.
+  void describe(HostLayout layout);
+  /// The description; nullptr when there is none.
+  const HostLayout* host_layout() const { return host_layout_.get(); }
+
  private:
   friend detail::BufferState& detail::state_of(BufferStorage&);
   friend const detail::BufferState& detail::state_of(const BufferStorage&);
@@ -72,6 +88,7 @@ class BufferStorage {
   bool host_resident_ = false;
   bool read_only_ = false;
   std::uint64_t id_;
+  std::shared_ptr<const HostLayout> host_layout_;
   std::unique_ptr<detail::BufferState> state_;
 };
 
@@ -146,6 +163,15 @@ class Buffer {
   /// wait() after which no device task wrote it).
   std::span<T> host() { return {reinterpret_cast<T*>(storage_->host_data()), count_}; }
   const std::shared_ptr<BufferStorage>& storage() const { return storage_; }
+
+  /// How the host holds the elements (see BufferStorage::describe):
+  ///
+  ///   alloy::Buffer<Particle> particles(n);
+  ///   particles.describe(particle_record);  // an alloy::HostRecord
+  const Buffer& describe(HostLayout layout) const {
+    storage_->describe(std::move(layout));
+    return *this;
+  }
 
  private:
   Buffer(std::shared_ptr<BufferStorage> storage, std::size_t count)

@@ -46,6 +46,9 @@ struct HostRecord {
 
   /// The fields as a kernel would see them, in the host's order.
   std::vector<FieldFormat> format() const;
+  /// The host's field for a device field; InvalidArgument naming both when
+  /// the host has no field of that name, or holds it as another type.
+  const HostField& field_for(const FieldFormat& wanted) const;
   /// Throws InvalidArgument naming the record when a field name is not an
   /// identifier or repeats, or a field lies outside the struct or misaligned.
   void validate() const;
@@ -171,6 +174,9 @@ class MatrixPlacement {
   /// Elements the device array holds, padding included.
   std::size_t elements(std::size_t rows, std::size_t columns) const;
   std::size_t index(std::size_t row, std::size_t column, std::size_t rows, std::size_t columns) const;
+  /// Rows and columns the device array spans, padding included: the pitch
+  /// pads rows (columns), tiles pad both.
+  std::pair<std::size_t, std::size_t> padded_extent(std::size_t rows, std::size_t columns) const;
 
   /// The -D options that make AT2(parameter, r, c) index this layout, with
   /// `rows` and `columns` the kernel expressions holding the matrix's size.

@@ -1,0 +1,138 @@
+// Finding and checking the buffers behind a tunable kernel's layout arguments.
+#include "layout_bindings.hpp"
+
+#include <algorithm>
+
+#include "alloy/error.hpp"
+
+namespace alloy::detail {
+namespace {
+
+// Reads integer scalars of any width; nothing for floating point or buffers.
+std::optional<std::uint64_t> integer_value(const TaskArgument& argument) {
+  const auto* scalar = std::get_if<KernelArg>(&argument);
+  if (scalar == nullptr) return std::nullopt;
+  auto read = [&](auto type) {
+    decltype(type) value;
+    std::memcpy(&value, scalar->value.data(), sizeof value);
+    return value < 0 ? std::nullopt : std::optional<std::uint64_t>(static_cast<std::uint64_t>(value));
+  };
+  switch (scalar->scalar_type) {
+    case ScalarType::i8: return read(std::int8_t{});
+    case ScalarType::u8: return read(std::uint8_t{});
+    case ScalarType::i16: return read(std::int16_t{});
+    case ScalarType::u16: return read(std::uint16_t{});
+    case ScalarType::i32: return read(std::int32_t{});
+    case ScalarType::u32: return read(std::uint32_t{});
+    case ScalarType::i64: return read(std::int64_t{});
+    case ScalarType::u64: return read(std::uint64_t{});
+    default: return std::nullopt;
+  }
+}
+
+class Binder {
+ public:
+  Binder(const TunableKernel& tunable, const KernelWork& kernel, const std::vector<Access>& accesses)
+      : tunable_(tunable), kernel_(kernel), accesses_(accesses) {
+    const std::optional<KernelSignature> signature =
+        find_kernel_signature(tunable.source.source, tunable.kernel_name);
+    if (!signature) {
+      throw InvalidArgument(prefix() + "layout arguments need the kernel declared once as KERNEL void " +
+                            tunable.kernel_name + "(...) in its source");
+    }
+    for (const KernelParameter& parameter : signature->parameters) names_.push_back(parameter.name);
+  }
+
+  std::string prefix() const { return "tunable kernel '" + tunable_.name + "': "; }
+
+  std::size_t position(const std::string& parameter) const {
+    const auto found = std::find(names_.begin(), names_.end(), parameter);
+    if (found == names_.end()) {
+      throw InvalidArgument(prefix() + "the kernel has no parameter '" + parameter + "' for a layout argument");
+    }
+    const auto index = static_cast<std::size_t>(found - names_.begin());
+    if (index >= kernel_.args.size()) {
+      throw InvalidArgument(prefix() + "parameter '" + parameter + "' is argument " + std::to_string(index) +
+                            ", but the task passes " + std::to_string(kernel_.args.size()));
+    }
+    return index;
+  }
+
+  /// The described, whole-buffer access passed as `parameter`.
+  std::size_t described_access(const std::string& parameter) const {
+    const TaskArgument& argument = kernel_.args[position(parameter)];
+    if (!std::holds_alternative<std::size_t>(argument)) {
+      throw InvalidArgument(prefix() + "layout argument '" + parameter + "' must be a buffer access");
+    }
+    const std::size_t access = std::get<std::size_t>(argument);
+    const BufferSlice& slice = accesses_[access].slice;
+    if (slice.range.begin != 0 || slice.range.end != slice.storage->size()) {
+      throw InvalidArgument(prefix() + "layout argument '" + parameter +
+                            "' must access its whole buffer: a layout rearranges all of it");
+    }
+    if (slice.storage->host_layout() == nullptr) {
+      throw InvalidArgument(prefix() + "the buffer passed as '" + parameter +
+                            "' has no host layout; describe it first (Buffer::describe)");
+    }
+    return access;
+  }
+
+  void check_size(const std::string& parameter, const std::string& size_parameter, std::uint64_t holds) const {
+    const std::optional<std::uint64_t> value = integer_value(kernel_.args[position(size_parameter)]);
+    if (value != holds) {
+      throw InvalidArgument(prefix() + "'" + size_parameter + "' must be " + std::to_string(holds) +
+                            ", what the buffer passed as '" + parameter + "' holds" +
+                            (value ? ", not " + std::to_string(*value) : ", as an integer"));
+    }
+  }
+
+  LayoutBinding records(std::size_t declaration) const {
+    const RecordArgument& argument = tunable_.records[declaration];
+    const std::size_t access = described_access(argument.parameter);
+    const BufferStorage& storage = *accesses_[access].slice.storage;
+    const auto* host = std::get_if<HostRecord>(storage.host_layout());
+    if (host == nullptr) {
+      throw InvalidArgument(prefix() + "'" + argument.parameter + "' takes records, its buffer is described as a matrix");
+    }
+    for (const FieldFormat& field : argument.fields) host->field_for(field);
+    check_size(argument.parameter, argument.count, storage.size() / host->size);
+    return {access, false, declaration};
+  }
+
+  LayoutBinding matrix(std::size_t declaration) const {
+    const MatrixArgument& argument = tunable_.matrices[declaration];
+    const std::size_t access = described_access(argument.parameter);
+    const auto* host = std::get_if<HostMatrix>(accesses_[access].slice.storage->host_layout());
+    if (host == nullptr) {
+      throw InvalidArgument(prefix() + "'" + argument.parameter + "' takes a matrix, its buffer is described as records");
+    }
+    if (host->element != argument.element) {
+      throw InvalidArgument(prefix() + "'" + argument.parameter + "' takes a matrix of " +
+                            std::string(to_string(argument.element)) + ", its buffer holds " +
+                            std::string(to_string(host->element)));
+    }
+    check_size(argument.parameter, argument.rows, host->rows);
+    check_size(argument.parameter, argument.columns, host->columns);
+    return {access, true, declaration};
+  }
+
+ private:
+  const TunableKernel& tunable_;
+  const KernelWork& kernel_;
+  const std::vector<Access>& accesses_;
+  std::vector<std::string> names_;
+};
+
+}  // namespace
+
+std::vector<LayoutBinding> bind_layouts(const TunableKernel& tunable, const KernelWork& kernel,
+                                        const std::vector<Access>& accesses) {
+  if (tunable.records.empty() && tunable.matrices.empty()) return {};
+  const Binder binder(tunable, kernel, accesses);
+  std::vector<LayoutBinding> bindings;
+  for (std::size_t r = 0; r < tunable.records.size(); ++r) bindings.push_back(binder.records(r));
+  for (std::size_t m = 0; m < tunable.matrices.size(); ++m) bindings.push_back(binder.matrix(m));
+  return bindings;
+}
+
+}  // namespace alloy::detail

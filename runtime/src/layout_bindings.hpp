@@ -1,0 +1,20 @@
+// Binding a tunable kernel's layout arguments to a task's buffers (internal
+// to the runtime).
+#pragma once
+
+#include <vector>
+
+#include "task.hpp"
+
+namespace alloy::detail {
+
+/// The task's accesses that the kernel's records and matrices declarations
+/// name, found through the kernel's parameter names. Throws InvalidArgument,
+/// naming the parameter, when an argument there is not a buffer access of a
+/// whole described buffer (BufferStorage::describe) that fits the
+/// declaration, or when a count, rows or columns argument does not match
+/// what the buffer holds.
+std::vector<LayoutBinding> bind_layouts(const TunableKernel& tunable, const KernelWork& kernel,
+                                        const std::vector<Access>& accesses);
+
+}  // namespace alloy::detail

@@ -1,0 +1,42 @@
+// The kernels that convert a buffer between its host layout and a device
+// layout, on the device (internal to the runtime).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "alloy/backend/program.hpp"
+#include "alloy/buffer.hpp"
+#include "alloy/kernel_args.hpp"
+#include "alloy/launch_range.hpp"
+
+namespace alloy::detail {
+
+/// How a buffer described by the host becomes the layout a kernel wants and
+/// back: two kernels, alloy_to_layout(scalars..., host, view) and
+/// alloy_from_layout(scalars..., view, host). to_layout writes every byte of
+/// the view a field or the layout's padding holds (padding as zeros);
+/// from_layout writes only the host's field bytes, so host bytes no kernel
+/// names keep their values.
+struct LayoutTransform {
+  /// Names the view's layout, fields and size: two tasks wanting the same
+  /// key share one converted copy.
+  std::string key;
+  /// The host bytes already are the layout: no conversion, no second copy.
+  bool identity = false;
+  std::size_t view_bytes = 0;
+  ProgramSource source;
+  std::vector<KernelArg> scalars;
+  LaunchRange to_range{Extent(1)};
+  LaunchRange from_range{Extent(1)};
+};
+
+/// For `host_bytes` bytes of records `host` laid out as `placement`;
+/// InvalidArgument when the host record lacks one of its fields.
+LayoutTransform record_transform(const HostRecord& host, std::size_t host_bytes, const RecordPlacement& placement);
+/// For the host's matrix laid out as `placement`; InvalidArgument when the
+/// element types differ.
+LayoutTransform matrix_transform(const HostMatrix& host, const MatrixPlacement& placement);
+
+}  // namespace alloy::detail

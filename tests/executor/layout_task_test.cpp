@@ -1,0 +1,185 @@
+// Kernel tasks whose configuration wants their buffers in another layout:
+// the executor converts on the device, keeps the converted copy while it is
+// current, converts writes back, and serves two layouts of one buffer.
+#include <random>
+
+#include "support/layout_kernels.hpp"
+#include "support/test_devices.hpp"
+
+namespace alloy::test {
+namespace {
+
+std::vector<Particle> random_particles(int n, unsigned seed) {
+  std::mt19937 random(seed);
+  std::vector<Particle> particles(n);
+  for (Particle& p : particles) {
+    p = {static_cast<float>(random() % 1000) / 8.0f, static_cast<std::int64_t>(random()) << 20,
+         static_cast<std::uint8_t>(random()), static_cast<std::int32_t>(random() % 100000) - 50000,
+         static_cast<std::uint16_t>(random() % 60000), static_cast<float>(random() % 1000) / 4.0f};
+  }
+  return particles;
+}
+
+void check_step(const std::vector<Particle>& particles, std::span<const StepResult> results) {
+  REQUIRE(results.size() == particles.size());
+  for (std::size_t i = 0; i < particles.size(); ++i) {
+    const Particle& p = particles[i];
+    CAPTURE(i);
+    REQUIRE(results[i].sum == p.x + p.y);
+    REQUIRE(results[i].tag == p.count * 3 + p.id);
+    REQUIRE(results[i].small == static_cast<std::uint16_t>(p.flags + p.weight));
+  }
+}
+
+Particle advanced(Particle p) {
+  p.x += p.y;
+  p.count += p.id;
+  return p;
+}
+
+bool same(const Particle& a, const Particle& b) {
+  return a.x == b.x && a.count == b.count && a.flags == b.flags && a.id == b.id && a.weight == b.weight &&
+         a.y == b.y;
+}
+
+}  // namespace
+
+TEST_CASE("Executor.Layouts.kernel_gets_its_layouts_and_writes_come_back") {
+  for_each_device([](Device& device) {
+    const int n = 1001;
+    const std::vector<Particle> particles = random_particles(n, 5);
+    Executor executor(runtime(), on_selected_devices());
+    for (std::int64_t in = 0; in < 4; ++in) {
+      for (std::int64_t out = 0; out < 4; ++out) {
+        const TunableKernel kernel = with_only(with_only(record_step_kernel(), "PARTICLES", in), "RESULTS", out);
+        CAPTURE(kernel.name);
+        Buffer<Particle> input{std::span<const Particle>(particles)};
+        input.describe(particle_record());
+        Buffer<StepResult> results(n);
+        results.describe(step_result_record());
+        TaskOptions on_device;
+        on_device.device = 0;
+        executor.kernel(kernel, Extent(n), {n, read(input), write(results)}, on_device);
+        executor.synchronize(results);
+        check_step(particles, results.host());
+      }
+    }
+    (void)device;
+  });
+}
+
+TEST_CASE("Executor.Layouts.in_place_updates_keep_fields_the_kernel_does_not_name") {
+  for_each_device([](Device&) {
+    const int n = 333;
+    for (std::int64_t layout = 0; layout < 4; ++layout) {
+      const TunableKernel advance = with_only(record_advance_kernel(), "PARTICLES", layout);
+      CAPTURE(advance.name);
+      std::vector<Particle> expected = random_particles(n, 9);
+      Buffer<Particle> particles{std::span<const Particle>(expected)};
+      particles.describe(particle_record());
+      Executor executor(runtime(), on_selected_devices());
+      TaskOptions on_device;
+      on_device.device = 0;
+      // Three launches in a row: the view stays current between them.
+      for (int step = 0; step < 3; ++step) {
+        executor.kernel(advance, Extent(n), {n, read_write(particles)}, on_device);
+        for (Particle& p : expected) p = advanced(p);
+      }
+      executor.synchronize(particles);
+      for (int i = 0; i < n; ++i) {
+        CAPTURE(i);
+        REQUIRE(same(particles.host()[i], expected[i]));  // flags and weight untouched
+      }
+    }
+  });
+}
+
+TEST_CASE("Executor.Layouts.two_layouts_of_one_buffer_stay_coherent") {
+  for_each_device([](Device&) {
+    const int n = 257;
+    std::vector<Particle> model = random_particles(n, 11);
+    Buffer<Particle> particles{std::span<const Particle>(model)};
+    particles.describe(particle_record());
+    const TunableKernel soa_advance = with_only(record_advance_kernel(), "PARTICLES", 1);
+    const TunableKernel aosoa_advance = with_only(record_advance_kernel(), "PARTICLES", 2);
+    const TunableKernel soa_step = with_only(with_only(record_step_kernel(), "PARTICLES", 1), "RESULTS", 0);
+    const TunableKernel aosoa_step = with_only(with_only(record_step_kernel(), "PARTICLES", 2), "RESULTS", 3);
+    Buffer<StepResult> first(n), second(n), third(n);
+    for (auto* results : {&first, &second, &third}) results->describe(step_result_record());
+
+    Graph graph;
+    graph.kernel(soa_step, Extent(n), {n, read(particles), write(first)});      // soa view made
+    graph.kernel(aosoa_advance, Extent(n), {n, read_write(particles)});         // aosoa written, soa stale
+    graph.host({read_write(particles.whole())}, [&] {                            // the host's own layout
+      for (Particle& p : particles.host()) p.y += 1.0f;
+    });
+    graph.kernel(soa_advance, Extent(n), {n, read_write(particles)});           // soa again: converted anew
+    graph.kernel(aosoa_step, Extent(n), {n, read(particles), write(second)});   // aosoa: stale too
+    graph.kernel(soa_step, Extent(n), {n, read(particles), write(third)});      // soa: current, reused
+    Executor executor(runtime(), on_selected_devices());
+    executor.run(graph);
+    executor.synchronize(first);
+    executor.synchronize(second);
+    executor.synchronize(third);
+    executor.synchronize(particles);
+
+    check_step(model, first.host());
+    for (Particle& p : model) p = advanced(p);
+    for (Particle& p : model) p.y += 1.0f;
+    for (Particle& p : model) p = advanced(p);
+    check_step(model, second.host());
+    check_step(model, third.host());
+    for (int i = 0; i < n; ++i) REQUIRE(same(particles.host()[i], model[i]));
+  });
+}
+
+TEST_CASE("Executor.Layouts.matrix_in_every_layout") {
+  for_each_device([](Device&) {
+    const int rows = 37, columns = 53;
+    std::vector<float> a(rows * columns);
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 97) - 48.0f;
+    Executor executor(runtime(), on_selected_devices());
+    for (std::int64_t in = 0; in < 4; ++in) {
+      for (std::int64_t out = 0; out < 4; ++out) {
+        const TunableKernel kernel = with_only(with_only(matrix_step_kernel(), "A", in), "B", out);
+        CAPTURE(kernel.name);
+        Buffer<float> matrix{std::span<const float>(a)};
+        matrix.describe(HostMatrix{std::size_t(rows), std::size_t(columns), false, 0, ScalarType::f32});
+        // The result in the host's column-major order, with a padded pitch.
+        const std::size_t pitch = rows + 3;
+        Buffer<float> result(pitch * columns);
+        result.describe(HostMatrix{std::size_t(rows), std::size_t(columns), true, pitch, ScalarType::f32});
+        executor.kernel(kernel, Extent(columns, rows), {rows, columns, read(matrix), write(result)});
+        executor.synchronize(result);
+        for (int r = 0; r < rows; ++r) {
+          for (int c = 0; c < columns; ++c) {
+            REQUIRE(result.host()[c * pitch + r] == 2.0f * a[r * columns + c] + static_cast<float>(1000 * r + c));
+          }
+        }
+      }
+    }
+  });
+}
+
+TEST_CASE("Executor.Layouts.bad_layout_arguments_are_refused_when_added") {
+  const int n = 64;
+  Buffer<Particle> undescribed(n);
+  Buffer<StepResult> results(n);
+  results.describe(step_result_record());
+  Graph graph;
+  const TunableKernel kernel = record_step_kernel();
+  CHECK_THROWS_WITH_AS(graph.kernel(kernel, Extent(n), {n, read(undescribed), write(results)}),
+                       doctest::Contains("the buffer passed as 'particles' has no host layout"), InvalidArgument);
+  Buffer<Particle> particles(n);
+  particles.describe(particle_record());
+  CHECK_THROWS_WITH_AS(graph.kernel(kernel, Extent(n), {n + 1, read(particles), write(results)}),
+                       doctest::Contains("'n' must be 64, what the buffer passed as 'particles' holds, not 65"),
+                       InvalidArgument);
+  CHECK_THROWS_WITH_AS(graph.kernel(kernel, Extent(n), {n, read(particles.slice(0, 10)), write(results)}),
+                       doctest::Contains("must access its whole buffer"), InvalidArgument);
+  CHECK_THROWS_WITH_AS(particles.describe(HostMatrix{100, 100, false, 0, ScalarType::f32}),
+                       doctest::Contains("does not fit a buffer of"), InvalidArgument);
+  CHECK(graph.size() == 0);
+}
+
+}  // namespace alloy::test
