@@ -29,7 +29,11 @@ double Placement::now() const {
 
 std::optional<double> Placement::estimate(const Task& task, std::size_t device) const {
   if (const KernelWork* kernel = task.kernel()) {
-    return model_.kernel_seconds(kernel->key, device, kernel->work_items());
+    if (auto measured = model_.kernel_seconds(kernel->key, device, kernel->work_items())) return measured;
+    if (!tuned_times_) return std::nullopt;
+    const auto [known, added] = tuned_.try_emplace({device, kernel->key});
+    if (added) known->second = tuned_times_(task, device);
+    return known->second;
   }
   // Copies and fills move their bytes at about transfer speed.
   const std::size_t bytes = task.accesses.empty() ? 0 : task.accesses.back().slice.range.size();
@@ -85,8 +89,9 @@ std::size_t Placement::earliest_finish(const Task& task,
       if (busy(d) < busy(chosen)) chosen = d;
     }
   } else {
-    // A device that has not run this kernel yet is assumed to be average:
-    // it gets its share, and with it the measurements that replace the guess.
+    // A device without an estimate (not measured, not tuned) is assumed to
+    // be average: it gets its share, and with it the measurements that
+    // replace the guess.
     const double average = measured_sum / static_cast<double>(measured);
     const double start = now();
     double best = 0;

@@ -30,8 +30,10 @@ struct DeviceLoad {
 /// device where the task is predicted to end first, counting when the device
 /// will be free (its queued work's estimates), the transfers of inputs it
 /// lacks, and the kernel's measured time there. A device without a
-/// measurement of the kernel is assumed to be as fast as the average of those
-/// with one; while no device has one, the least loaded takes the task. In
+/// measurement of the kernel expects the time its tuning profile recorded,
+/// if it has one (tuned_times); else it is assumed to be as fast as the
+/// average of those with an estimate. While no device has one, the least
+/// loaded takes the task. In
 /// deterministic mode the clock and the in-flight counts are not consulted,
 /// so placement follows from the submissions and the model alone.
 ///
@@ -67,6 +69,11 @@ class Placement {
 
   PerformanceModel& model() { return model_; }
 
+  /// Seconds a kernel task's tuning profile expects on a device, if any:
+  /// asked once per kernel and device, for kernels not measured there yet.
+  using TunedTimes = std::function<std::optional<double>(const Task& task, std::size_t device)>;
+  void set_tuned_times(TunedTimes tuned_times) { tuned_times_ = std::move(tuned_times); }
+
  private:
   std::size_t earliest_finish(const Task& task, const std::function<DeviceLoad(std::size_t)>& load);
   double now() const;
@@ -81,6 +88,8 @@ class Placement {
   std::vector<double> free_at_;        // predicted, seconds since start
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::map<std::pair<std::size_t, std::uint64_t>, std::size_t> kernel_launches_;
+  TunedTimes tuned_times_;
+  mutable std::map<std::pair<std::size_t, std::uint64_t>, std::optional<double>> tuned_;  // by device, kernel key
 };
 
 }  // namespace alloy::detail

@@ -65,6 +65,16 @@ ExecutorState::ExecutorState(Runtime& runtime_in, ExecutorOptions options_in)
       placement(options, devices.size(), watcher),
       host_pool(host_threads(options)) {
   link->executor = this;
+  // A tuned kernel's profile says how long it takes on a device before the
+  // executor has measured it: on the same kind of device (or architecture)
+  // only, since a time from another kind says little about this one.
+  placement.set_tuned_times([this](const Task& task, std::size_t device) -> std::optional<double> {
+    const auto* tuned = std::get_if<TunedKernelCall>(&task.kernel()->program);
+    if (tuned == nullptr) return std::nullopt;
+    const TunedChoice choice = runtime.profiles().lookup(devices[device]->info(), *tuned->tunable, tuned->problem);
+    if (choice.match != ProfileMatch::device && choice.match != ProfileMatch::architecture) return std::nullopt;
+    return choice.seconds;
+  });
 }
 
 std::string ExecutorState::label(std::uint64_t id) const {

@@ -187,6 +187,11 @@ TEST_CASE("Autotune.Profile.untuned_size_takes_nearest_valid_tuned_size") {
   // 96 is not a multiple of the 128-block nearest entry's BLOCK, nor 64; the
   // 512 entry's BLOCK=32 divides it: the nearest *valid* entry wins.
   CHECK(chosen(96).configuration == alloy::Configuration{32, 1});
+  // The entry's time, scaled by elements, is what the scheduler expects.
+  CHECK(*chosen(4096).seconds == doctest::Approx(1e-3));
+  CHECK(*chosen(2048).seconds == doctest::Approx(0.5e-3));
+  CHECK(*chosen(1 << 20).seconds == doctest::Approx(16e-3));
+  CHECK_FALSE(chosen(40).seconds);
   // 2-D problems never take 1-D entries.
   CHECK(store.lookup(info, kernel, Extent(4096, 1)).match == ProfileMatch::defaults);
   // Nothing valid: 40 has no block among the entries that divides it.

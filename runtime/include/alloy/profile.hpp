@@ -83,6 +83,10 @@ struct TunedChoice {
   ProfileMatch match = ProfileMatch::defaults;
   std::optional<Extent> tuned_problem;  ///< the entry's problem: the nearest tuned one
   std::filesystem::path file;           ///< the profile that answered
+  /// The entry's measured time, scaled to the wanted problem by the ratio
+  /// of their element counts: what the scheduler expects before it has
+  /// measured the kernel itself. Nothing for the defaults.
+  std::optional<double> seconds;
 };
 
 /// The profiles in a folder (every `*.json` in it) or one file, read on first
