@@ -16,40 +16,68 @@ using Argument = HarnessArgument;
 // The triad's scalar: not 1 or 0, so a kernel that drops it is caught.
 constexpr float triad_scalar = 3.0f;
 
-TuningTarget gemm_target() {
+// C = op(A) x op(B) on the host, in double: the reference every gemm
+// variant is checked against. A is M×K (K×M when transposed), B K×N (N×K).
+template <class Real>
+void gemm_reference(const Extent& problem, const kernel_library::GemmOptions& options,
+                    const std::vector<HostArray>& buffers, std::vector<HostArray>& expected) {
+  const std::size_t m_size = problem[0];
+  const std::size_t n_size = problem[1];
+  const std::size_t k_size = problem[2];
+  const std::span<const Real> a = buffers[0].view<Real>();
+  const std::span<const Real> b = buffers[1].view<Real>();
+  const std::span<Real> c = expected[0].view<Real>();
+  // i-k-j order: the inner loop runs along rows of B and of the
+  // accumulator, which the host compiler vectorizes. A transposed B is
+  // copied into that order first.
+  std::vector<Real> b_rows;
+  if (options.transpose_b) {
+    b_rows.resize(k_size * n_size);
+    for (std::size_t n = 0; n < n_size; ++n) {
+      for (std::size_t k = 0; k < k_size; ++k) b_rows[k * n_size + n] = b[n * k_size + k];
+    }
+  }
+  const Real* b_data = options.transpose_b ? b_rows.data() : b.data();
+  std::vector<double> row(n_size);
+  for (std::size_t m = 0; m < m_size; ++m) {
+    std::fill(row.begin(), row.end(), 0.0);
+    for (std::size_t k = 0; k < k_size; ++k) {
+      const double a_mk = options.transpose_a ? a[k * m_size + m] : a[m * k_size + k];
+      const Real* b_row = &b_data[k * n_size];
+      for (std::size_t n = 0; n < n_size; ++n) row[n] += a_mk * b_row[n];
+    }
+    for (std::size_t n = 0; n < n_size; ++n) c[m * n_size + n] = static_cast<Real>(row[n]);
+  }
+}
+
+TuningTarget gemm_target(const kernel_library::GemmOptions& options) {
   Harness harness;
-  // Problem Extent(M, N, K).
-  // Float sums of K products in any order: relative errors stay near
-  // 1e-5 for K = 2048, while a wrong index is off by O(1).
-  harness.buffers = {Buffer::input("a", {1, {}, {0, 2}}), Buffer::input("b", {1, {}, {2, 1}}),
-                     Buffer::checked_output("c", {1, {}, {0, 1}}, {OutputCheck::Kind::elements, 1e-3, 1e-3})};
+  // Problem Extent(M, N, K). Sums of K products in any order: relative
+  // errors of floats stay near 1e-5 for K = 2048 (doubles far below), while
+  // a wrong index is off by O(1).
+  const ScalarType type = options.element;
+  const ParameterProduct a_elements{1, {}, {0, 2}}, b_elements{1, {}, {2, 1}};
+  harness.buffers = {Buffer::input("a", a_elements, Buffer::Fill::random, type),
+                     Buffer::input("b", b_elements, Buffer::Fill::random, type),
+                     Buffer::checked_output("c", {1, {}, {0, 1}}, {OutputCheck::Kind::elements, 1e-3, 1e-3}, type)};
   harness.buffers[2].reset_each_run = false;  // every run writes all of C
   harness.arguments = {Argument::dimension(0), Argument::dimension(1), Argument::dimension(2),
                        Argument::buffer(0),    Argument::buffer(1),    Argument::buffer(2)};
-  harness.reference = [](const Extent& problem, const std::vector<HostArray>& buffers,
-                         std::vector<HostArray>& expected) {
-    const std::size_t m_size = problem[0];
-    const std::size_t n_size = problem[1];
-    const std::size_t k_size = problem[2];
-    const std::span<const float> a = buffers[0].view<float>();
-    const std::span<const float> b = buffers[1].view<float>();
-    const std::span<float> c = expected[0].view<float>();
-    // i-k-j order: the inner loop runs along rows of B and of the
-    // accumulator, which the host compiler vectorizes.
-    std::vector<double> row(n_size);
-    for (std::size_t m = 0; m < m_size; ++m) {
-      std::fill(row.begin(), row.end(), 0.0);
-      for (std::size_t k = 0; k < k_size; ++k) {
-        const double a_mk = a[m * k_size + k];
-        const float* b_row = &b[k * n_size];
-        for (std::size_t n = 0; n < n_size; ++n) row[n] += a_mk * b_row[n];
-      }
-      for (std::size_t n = 0; n < n_size; ++n) c[m * n_size + n] = static_cast<float>(row[n]);
+  harness.reference = [options](const Extent& problem, const std::vector<HostArray>& buffers,
+                                std::vector<HostArray>& expected) {
+    if (options.element == ScalarType::f64) {
+      gemm_reference<double>(problem, options, buffers, expected);
+    } else {
+      gemm_reference<float>(problem, options, buffers, expected);
     }
   };
-  return {kernel_library::gemm(), harness,
+  std::string description = options.element == ScalarType::f64 ? "C = A x B, row-major double matrices"
+                                                                : "C = A x B, row-major float matrices";
+  if (options.transpose_a) description += ", A stored K x M and transposed";
+  if (options.transpose_b) description += ", B stored N x K and transposed";
+  return {kernel_library::gemm(options), harness,
           {Extent(512, 512, 512), Extent(1024, 1024, 1024), Extent(2048, 2048, 2048)},
-          "C = A x B, row-major float matrices; problem M x N x K"};
+          description + "; problem M x N x K"};
 }
 
 TuningTarget transpose_target() {
@@ -119,8 +147,10 @@ TuningTarget triad_target() {
 }  // namespace
 
 const std::vector<TuningTarget>& builtin_targets() {
-  static const std::vector<TuningTarget> targets = {gemm_target(), transpose_target(),
-                                                    reduce_target(), triad_target()};
+  static const std::vector<TuningTarget> targets = {
+      gemm_target({}),           gemm_target({true, false}),    gemm_target({false, true}),
+      gemm_target({true, true}), gemm_target({false, false, ScalarType::f64}),
+      transpose_target(),        reduce_target(),               triad_target()};
   return targets;
 }
 

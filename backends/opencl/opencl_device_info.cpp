@@ -107,6 +107,7 @@ DeviceInfo query_device_info(const cl::Device& cl_device) {
   info.max_allocation_bytes = device_value<cl_ulong>(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
                                                      "CL_DEVICE_MAX_MEM_ALLOC_SIZE");
   info.sub_group_width = sub_group_width_of(device, extensions);
+  info.fp64 = has_extension(extensions, "cl_khr_fp64");
   return info;
 }
 

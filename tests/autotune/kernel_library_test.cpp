@@ -55,6 +55,10 @@ void check_target(const std::string& name, const Extent& problem, int sample) {
   const unsigned seed = sample_seed();
   MESSAGE(name << " " << problem.to_string() << ": sample seed " << seed);
   for_each_device([&](Device& device) {
+    if (t.kernel.source.options.find("REAL=double") != std::string::npos && !device.info().fp64) {
+      skip(device.label() + " has no double precision (cl_khr_fp64)");
+      return;
+    }
     const SearchSpace space(t.kernel, problem, DeviceLimits::of(device.info()));
     const std::optional<std::size_t> default_point = space.default_point();
     REQUIRE_MESSAGE(default_point, "the default " << describe(t.kernel, t.kernel.default_configuration())
@@ -125,13 +129,38 @@ TEST_CASE("KernelLibrary.Descriptions.consistent") {
 // Distinct M, N and K, so a swapped dimension shows.
 TEST_CASE("KernelLibrary.Gemm.matches_host") { check_target("alloy.gemm", Extent(256, 128, 96), 12); }
 
+// Any size: one element, primes, and sizes that no tile divides (the
+// default's 16 x 16 x 8 nor any of the space's), so edge tiles and the last
+// partial step along K are checked, in every variant.
+TEST_CASE("KernelLibrary.Gemm.any_size") {
+  for (const Extent& problem : {Extent(1, 1, 1), Extent(7, 13, 29), Extent(1000, 1537, 77)}) {
+    check_target("alloy.gemm", problem, 2);
+  }
+}
+
+TEST_CASE("KernelLibrary.Gemm.transposed_operands") {
+  for (const char* name : {"alloy.gemm.tn", "alloy.gemm.nt", "alloy.gemm.tt"}) {
+    check_target(name, Extent(67, 45, 129), 2);
+  }
+}
+
+TEST_CASE("KernelLibrary.Gemm.double_precision") { check_target("alloy.dgemm", Extent(100, 37, 61), 3); }
+
 // Neither side a multiple of any tile: the bounds checks are exercised.
-TEST_CASE("KernelLibrary.Transpose.matches_host") { check_target("alloy.transpose", Extent(100, 37), 12); }
+TEST_CASE("KernelLibrary.Transpose.matches_host") {
+  for (const Extent& problem : {Extent(100, 37), Extent(1, 1), Extent(1537, 1000)}) {
+    check_target("alloy.transpose", problem, 6);
+  }
+}
 
 // Prime-ish n: the last group is partial for every WGS and WPT.
-TEST_CASE("KernelLibrary.Reduce.matches_host") { check_target("alloy.reduce", Extent(100003), 12); }
+TEST_CASE("KernelLibrary.Reduce.matches_host") {
+  for (const Extent& problem : {Extent(100003), Extent(1), Extent(1537)}) check_target("alloy.reduce", problem, 6);
+}
 
-TEST_CASE("KernelLibrary.Triad.matches_host") { check_target("alloy.triad", Extent(100003), 12); }
+TEST_CASE("KernelLibrary.Triad.matches_host") {
+  for (const Extent& problem : {Extent(100003), Extent(1), Extent(1537)}) check_target("alloy.triad", problem, 6);
+}
 
 TEST_CASE("KernelLibrary.Launch.work_group_beyond_compiled_limit_is_refused") {
   // The space honours the device's work-group limit, but a compiled kernel
@@ -140,7 +169,8 @@ TEST_CASE("KernelLibrary.Launch.work_group_beyond_compiled_limit_is_refused") {
   for_each_device([](Device& device) {
     bool provoked = false;
     for (const TuningTarget& t : autotune::builtin_targets()) {
-      const Extent problem = t.kernel.name == "alloy.gemm" ? Extent(256, 256, 64) : Extent(4096, 64);
+      const bool gemm = t.kernel.kernel_name == "gemm";
+      const Extent problem = gemm ? Extent(256, 256, 64) : Extent(4096, 64);
       const Extent shaped = t.kernel.launch.size() == 1 ? Extent(problem[0] * problem[1]) : problem;
       const SearchSpace space(t.kernel, shaped, DeviceLimits::of(device.info()));
       REQUIRE(space.size() > 0);

@@ -423,16 +423,31 @@ TEST_CASE("Autotune.Command.says_why_nothing_was_found") {
   const std::optional<std::string> device_index = command_device();
   if (!device_index) return;
   TemporaryFolder folder;
-  // gemm has no bounds checks: its tiles must divide the matrices, and no
-  // tile size divides 100.
-  const CommandRun run = run_autotune({"--kernel", "alloy.gemm", "--size", "100x100x100", "--device",
-                                       *device_index, "--log", (folder.path / "log.jsonl").string(),
-                                       "--profile-dir", (folder.path / "profiles").string()},
+  // A kernel without bounds checks: its block must divide the problem, and
+  // no block size divides 100.
+  std::ofstream(folder.path / "blocks.cl") << "#ifndef BLOCK\n#define BLOCK 16\n#endif\n"
+                                              "KERNEL void blocks(GLOBAL float* data) {\n"
+                                              "  data[get_global_id(0)] += 1.0f;\n"
+                                              "}\n";
+  std::ofstream(folder.path / "blocks.json") << R"({"kernels": [{
+    "name": "test.blocks", "source_file": "blocks.cl", "kernel": "blocks",
+    "parameters": [{"name": "BLOCK", "values": [16, 32], "default": 16}],
+    "constraints": [{"kind": "divides", "left": "BLOCK", "right": "$0"}],
+    "launch": [{"problem_dimension": 0, "local": "BLOCK"}],
+    "harness": {"buffers": [{"name": "data", "elements": "$0", "output": true}],
+                "arguments": [{"buffer": 0}]},
+    "problems": [[4096]]}]})";
+  const CommandRun run = run_autotune({"--manifest", (folder.path / "blocks.json").string(), "--kernel",
+                                       "test.blocks", "--size", "100", "--device", *device_index, "--log",
+                                       (folder.path / "log.jsonl").string(), "--profile-dir",
+                                       (folder.path / "profiles").string()},
                                       folder.path);
   INFO(run.output, run.errors);
   CHECK(run.status == 1);
-  CHECK(run.output.find("no configuration fits 100x100x100 on this device") != std::string::npos);
-  CHECK(run.output.find("invalid: breaks MWG divides problem[0] (here 16 and 100)") != std::string::npos);
+  // Without a host reference the default is the reference: its failure,
+  // with the constraint it breaks, is the reason.
+  CHECK(run.output.find("the default configuration, which is the reference, failed") != std::string::npos);
+  CHECK(run.output.find("invalid: breaks BLOCK divides problem[0] (here 16 and 100)") != std::string::npos);
 }
 #endif
 

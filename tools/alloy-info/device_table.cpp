@@ -103,6 +103,7 @@ nlohmann::json to_json(const std::vector<BackendStatus>& backends) {
           {"sub_group_width", info.sub_group_width ? nlohmann::json(*info.sub_group_width)
                                                    : nlohmann::json(nullptr)},
           {"copy_engines", info.copy_engines},
+          {"fp64", info.fp64},
           {"emulated", !info.emulation.empty()},
           {"emulation", info.emulation},
           {"fingerprint", info.fingerprint()},

@@ -35,6 +35,8 @@ struct DeviceInfo {
   /// host-to-device and device-to-host transfers overlap (CUDA's and HIP's
   /// async engine count), 1 where they take turns or the API cannot tell.
   unsigned copy_engines = 1;
+  /// Kernels may use double: always in CUDA and HIP, with cl_khr_fp64 in OpenCL.
+  bool fp64 = true;
   /// Empty for real hardware; for an emulated device (ALLOY_EMULATED_DEVICES),
   /// the machine model it emulates, e.g. "pcie5: 50 GB/s each way, 2 copy engines".
   std::string emulation;

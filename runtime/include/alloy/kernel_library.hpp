@@ -5,12 +5,23 @@
 
 namespace alloy::kernel_library {
 
-/// C = A × B for row-major float matrices, A M×K, B K×N, C M×N; problem
-/// Extent(M, N, K). Arguments: (int M, int N, int K, A, B, C). CLBlast-style
-/// tunables: tile sizes, work per work-item, vector width, local-memory
-/// caching of A and B. The kernel has no bounds checks: M, N and K must be
-/// multiples of the configuration's tiles (16, 16 and 8 for the defaults),
-/// which the space's constraints ensure for tuned configurations.
+/// Which gemm: operands used transposed, and the element type.
+struct GemmOptions {
+  bool transpose_a = false;  ///< A is stored K×M and used as its transpose
+  bool transpose_b = false;  ///< B is stored N×K and used as its transpose
+  ScalarType element = ScalarType::f32;  ///< f32 or f64 (double needs a device with fp64)
+};
+
+/// C = op(A) × op(B) for row-major matrices, op(A) M×K, op(B) K×N, C M×N;
+/// problem Extent(M, N, K), any size. Arguments: (int M, int N, int K, A, B,
+/// C). CLBlast-style tunables: tile sizes, work per work-item, vector width,
+/// local-memory caching of A and B. Tiles inside C run without bounds
+/// checks; those on its edges, and a last step along K that KWG does not
+/// divide, check them. Each variant is its own kernel for profiles:
+/// "alloy.gemm", "alloy.gemm.tn", "alloy.dgemm.nt"... InvalidArgument for
+/// another element type.
+const TunableKernel& gemm(const GemmOptions& options);
+/// The float gemm without transposes.
 const TunableKernel& gemm();
 
 /// out = transpose(in) for a row-major float matrix of rows × columns;

@@ -1,4 +1,7 @@
-// alloy.gemm: C = A x B for row-major float matrices (A M×K, B K×N, C M×N), with CLBlast-style tunables, in the portable alloy dialect.
+// alloy.gemm: C = op(A) x op(B) for row-major matrices (op(A) M×K, op(B)
+// K×N, C M×N), with CLBlast-style tunables, in the portable alloy dialect.
+// TRANSA (TRANSB) 1: A is stored K×M (B N×K) and used transposed. REAL is
+// float or double. These three are fixed per kernel variant, not tuned.
 //
 // A work-group computes one MWG × NWG tile of C with MDIMC × NDIMC work-items;
 // each work-item keeps its MWI × NWI (MWG/MDIMC × NWG/NDIMC) elements of that
@@ -12,9 +15,21 @@
 // SIMD vectors of B and C, which is what a CPU wants. A's elements are used
 // one at a time (broadcast against a run of B), so VWM only shapes the layout.
 //
-// The host guarantees M % MWG == 0, N % NWG == 0 and K % KWG == 0, so there
-// are no bounds checks, and every loop but the one over K has a compile-time
-// trip count.
+// Any M, N and K: the host rounds the launch up to whole tiles. A work-group
+// whose tile lies inside C runs without bounds checks, as does every full
+// KWG step; only tiles on the edges of C, and the last step when KWG does not
+// divide K, check each element (the choice is uniform per work-group, so it
+// costs no divergence). Elements outside A and B count as zero.
+
+#ifndef TRANSA
+#define TRANSA 0
+#endif
+#ifndef TRANSB
+#define TRANSB 0
+#endif
+#ifndef REAL
+#define REAL float
+#endif
 
 // Work-group tile of C: MWG rows (m) by NWG columns (n).
 #ifndef MWG
@@ -59,60 +74,162 @@
 #define GEMM_ROW(tid_m, mi) (((mi) / VWM) * (MDIMC * VWM) + (tid_m) * VWM + (mi) % VWM)
 #define GEMM_RUN(tid_n, r) ((r) * (NDIMC * VWN) + (tid_n) * VWN)
 
-// A run of VWN floats. OpenCL C has vector types, which a CPU compiler maps
+// A run of VWN elements. OpenCL C has vector types, which a CPU compiler maps
 // straight to SIMD registers; CUDA and HIP get a struct, since a GPU thread
 // is scalar anyway and the loop over its elements unrolls.
 #define GEMM_CAT2(a, b) a##b
 #define GEMM_CAT(a, b) GEMM_CAT2(a, b)
 #if defined(ALLOY_BACKEND_OPENCL) && VWN > 1
-typedef GEMM_CAT(float, VWN) gemm_run;
+typedef GEMM_CAT(REAL, VWN) gemm_run;
 #define gemm_load(p) GEMM_CAT(vload, VWN)(0, p)
 #define gemm_store(value, p) GEMM_CAT(vstore, VWN)(value, 0, p)
-#define gemm_zero() ((gemm_run)(0.0f))
+#define gemm_zero() ((gemm_run)((REAL)0))
 #define gemm_madd(scalar, run, sum) ((scalar) * (run) + (sum))
+// Element e of a run, for the checked path (.s0 ... .sf by index).
+INLINE REAL gemm_element(gemm_run run, int e) {
+  REAL elements[VWN];
+  GEMM_CAT(vstore, VWN)(run, 0, elements);
+  return elements[e];
+}
+INLINE gemm_run gemm_set(gemm_run run, int e, REAL value) {
+  REAL elements[VWN];
+  GEMM_CAT(vstore, VWN)(run, 0, elements);
+  elements[e] = value;
+  return GEMM_CAT(vload, VWN)(0, elements);
+}
 #elif defined(ALLOY_BACKEND_OPENCL)
-typedef float gemm_run;
+typedef REAL gemm_run;
 #define gemm_load(p) (*(p))
 #define gemm_store(value, p) (*(p) = (value))
-#define gemm_zero() 0.0f
+#define gemm_zero() ((REAL)0)
 #define gemm_madd(scalar, run, sum) ((scalar) * (run) + (sum))
+#define gemm_element(run, e) (run)
+#define gemm_set(run, e, value) (value)
 #else
-typedef struct { float e[VWN]; } gemm_run;
-INLINE gemm_run gemm_load(const float* p) {
+typedef struct { REAL e[VWN]; } gemm_run;
+INLINE gemm_run gemm_load(const REAL* p) {
   gemm_run run;
 #pragma unroll
   for (int e = 0; e < VWN; ++e) run.e[e] = p[e];
   return run;
 }
-INLINE void gemm_store(gemm_run run, float* p) {
+INLINE void gemm_store(gemm_run run, REAL* p) {
 #pragma unroll
   for (int e = 0; e < VWN; ++e) p[e] = run.e[e];
 }
 INLINE gemm_run gemm_zero() {
   gemm_run run;
 #pragma unroll
-  for (int e = 0; e < VWN; ++e) run.e[e] = 0.0f;
+  for (int e = 0; e < VWN; ++e) run.e[e] = (REAL)0;
   return run;
 }
-INLINE gemm_run gemm_madd(float scalar, gemm_run run, gemm_run sum) {
+INLINE gemm_run gemm_madd(REAL scalar, gemm_run run, gemm_run sum) {
 #pragma unroll
   for (int e = 0; e < VWN; ++e) sum.e[e] += scalar * run.e[e];
   return sum;
 }
+INLINE REAL gemm_element(gemm_run run, int e) { return run.e[e]; }
+INLINE gemm_run gemm_set(gemm_run run, int e, REAL value) {
+  run.e[e] = value;
+  return run;
+}
 #endif
 
-KERNEL void gemm(const int M, const int N, const int K, GLOBAL const float* restrict a,
-                 GLOBAL const float* restrict b, GLOBAL float* restrict c) {
+// Element (m, k) of op(A) and (k, n) of op(B), as stored.
+#if TRANSA
+#define GEMM_A(m, k) a[(size_t)(k) * M + (m)]
+#else
+#define GEMM_A(m, k) a[(size_t)(m) * K + (k)]
+#endif
+#if TRANSB
+#define GEMM_B(k, n) b[(size_t)(n) * K + (k)]
+#else
+#define GEMM_B(k, n) b[(size_t)(k) * N + (n)]
+#endif
+// With `check`, zero outside the matrices.
+#define GEMM_A_AT(m, k, check) ((!(check) || ((m) < M && (k) < K)) ? GEMM_A(m, k) : (REAL)0)
+#define GEMM_B_AT(k, n, check) ((!(check) || ((k) < K && (n) < N)) ? GEMM_B(k, n) : (REAL)0)
+
+// A run of op(B) at row k from column n: one vector load where the run is
+// contiguous (B not transposed) and inside B, else element by element.
+INLINE gemm_run gemm_b_run(GLOBAL const REAL* restrict b, const int N, const int K, int k, int n, int check) {
+#if !TRANSB
+  if (!check) return gemm_load(&b[(size_t)k * N + n]);
+#endif
+  gemm_run run = gemm_zero();
+  for (int e = 0; e < VWN; ++e) run = gemm_set(run, e, GEMM_B_AT(k, n + e, check));
+  return run;
+}
+
+// The tiles of one KWG-deep step at k0 into local memory (SA, SB).
+// Consecutive work-items read consecutive k of one row of A.
+#if SA
+#define GEMM_LOAD_A_TILE(k0, check)                                                      \
+  for (int l = 0; l < MWG * KWG / GEMM_GROUP; ++l) {                                     \
+    const int i = l * GEMM_GROUP + tid;                                                  \
+    a_tile[(i % KWG) * MWG + i / KWG] = GEMM_A_AT(m0 + i / KWG, (k0) + i % KWG, check);  \
+  }
+#else
+#define GEMM_LOAD_A_TILE(k0, check)
+#endif
+#if SB
+#define GEMM_LOAD_B_TILE(k0, check)                                                      \
+  for (int l = 0; l < KWG * NWG / GEMM_GROUP; ++l) {                                     \
+    const int i = l * GEMM_GROUP + tid;                                                  \
+    b_tile[i] = GEMM_B_AT((k0) + i / NWG, n0 + i % NWG, check);                          \
+  }
+#else
+#define GEMM_LOAD_B_TILE(k0, check)
+#endif
+#if SA || SB
+#define GEMM_TILE_BARRIER() local_barrier()
+#else
+#define GEMM_TILE_BARRIER()
+#endif
+#if SB
+#define GEMM_B_RUN(k0, k, r, check) gemm_load(&b_tile[(k) * NWG + GEMM_RUN(tid_n, r)])
+#else
+#define GEMM_B_RUN(k0, k, r, check) gemm_b_run(b, N, K, (k0) + (k), n0 + GEMM_RUN(tid_n, r), check)
+#endif
+#if SA
+#define GEMM_A_VALUE(k0, k, mi, check) a_tile[(k) * MWG + GEMM_ROW(tid_m, mi)]
+#else
+#define GEMM_A_VALUE(k0, k, mi, check) GEMM_A_AT(m0 + GEMM_ROW(tid_m, mi), (k0) + (k), check)
+#endif
+
+// One KWG-deep step at k0: the tiles, then the products into acc. `check`
+// is a literal where the macro is used, so each use compiles to a loop with
+// or without bounds checks. The barrier after: the next step overwrites the
+// tiles others may still be reading.
+#define GEMM_STEP(k0, check)                                                              \
+  {                                                                                       \
+    GEMM_LOAD_A_TILE(k0, check)                                                           \
+    GEMM_LOAD_B_TILE(k0, check)                                                           \
+    GEMM_TILE_BARRIER();                                                                  \
+    _Pragma("unroll") for (int k = 0; k < KWG; ++k) {                                     \
+      gemm_run b_runs[GEMM_RUNS];                                                         \
+      _Pragma("unroll") for (int r = 0; r < GEMM_RUNS; ++r) b_runs[r] = GEMM_B_RUN(k0, k, r, check); \
+      _Pragma("unroll") for (int mi = 0; mi < GEMM_MWI; ++mi) {                           \
+        const REAL a_value = GEMM_A_VALUE(k0, k, mi, check);                              \
+        _Pragma("unroll") for (int r = 0; r < GEMM_RUNS; ++r) acc[mi][r] =                \
+            gemm_madd(a_value, b_runs[r], acc[mi][r]);                                    \
+      }                                                                                   \
+    }                                                                                     \
+    GEMM_TILE_BARRIER();                                                                  \
+  }
+
+KERNEL void gemm(const int M, const int N, const int K, GLOBAL const REAL* restrict a,
+                 GLOBAL const REAL* restrict b, GLOBAL REAL* restrict c) {
   const int tid_n = (int)get_local_id(0);
   const int tid_m = (int)get_local_id(1);
   const int n0 = (int)get_group_id(0) * NWG;
   const int m0 = (int)get_group_id(1) * MWG;
 #if SA
   // k-major, so the MWG rows of one k are contiguous, as in the B tile.
-  LOCAL float a_tile[KWG * MWG];
+  LOCAL REAL a_tile[KWG * MWG];
 #endif
 #if SB
-  LOCAL float b_tile[KWG * NWG];
+  LOCAL REAL b_tile[KWG * NWG];
 #endif
 #if SA || SB
   const int tid = tid_m * NDIMC + tid_n;
@@ -125,60 +242,30 @@ KERNEL void gemm(const int M, const int N, const int K, GLOBAL const float* rest
     for (int r = 0; r < GEMM_RUNS; ++r) acc[mi][r] = gemm_zero();
   }
 
+  // The same for every work-item of the group: no divergence inside it.
+  // Two copies of the step, not one per case: each costs compile time.
+  const int inside = m0 + MWG <= M && n0 + NWG <= N;
   for (int k0 = 0; k0 < K; k0 += KWG) {
-#if SA
-    // Consecutive work-items read consecutive k of one row of A.
-#pragma unroll
-    for (int l = 0; l < MWG * KWG / GEMM_GROUP; ++l) {
-      const int i = l * GEMM_GROUP + tid;
-      a_tile[(i % KWG) * MWG + i / KWG] = a[(m0 + i / KWG) * K + k0 + i % KWG];
+    if (inside && k0 + KWG <= K) {
+      GEMM_STEP(k0, 0)
+    } else {
+      GEMM_STEP(k0, 1)
     }
-#endif
-#if SB
-#pragma unroll
-    for (int l = 0; l < KWG * NWG / GEMM_GROUP; ++l) {
-      const int i = l * GEMM_GROUP + tid;
-      b_tile[i] = b[(k0 + i / NWG) * N + n0 + i % NWG];
-    }
-#endif
-#if SA || SB
-    local_barrier();
-#endif
-
-#pragma unroll
-    for (int k = 0; k < KWG; ++k) {
-      gemm_run b_runs[GEMM_RUNS];
-#pragma unroll
-      for (int r = 0; r < GEMM_RUNS; ++r) {
-#if SB
-        b_runs[r] = gemm_load(&b_tile[k * NWG + GEMM_RUN(tid_n, r)]);
-#else
-        b_runs[r] = gemm_load(&b[(k0 + k) * N + n0 + GEMM_RUN(tid_n, r)]);
-#endif
-      }
-#pragma unroll
-      for (int mi = 0; mi < GEMM_MWI; ++mi) {
-#if SA
-        const float a_value = a_tile[k * MWG + GEMM_ROW(tid_m, mi)];
-#else
-        const float a_value = a[(m0 + GEMM_ROW(tid_m, mi)) * K + k0 + k];
-#endif
-#pragma unroll
-        for (int r = 0; r < GEMM_RUNS; ++r) acc[mi][r] = gemm_madd(a_value, b_runs[r], acc[mi][r]);
-      }
-    }
-
-#if SA || SB
-    // The next iteration overwrites the tiles others may still be reading.
-    local_barrier();
-#endif
   }
 
 #pragma unroll
   for (int mi = 0; mi < GEMM_MWI; ++mi) {
+    const int m = m0 + GEMM_ROW(tid_m, mi);
 #pragma unroll
     for (int r = 0; r < GEMM_RUNS; ++r) {
-      gemm_store(acc[mi][r], &c[(m0 + GEMM_ROW(tid_m, mi)) * N + n0 + GEMM_RUN(tid_n, r)]);
+      const int n = n0 + GEMM_RUN(tid_n, r);
+      if (inside) {
+        gemm_store(acc[mi][r], &c[(size_t)m * N + n]);
+      } else if (m < M) {
+        for (int e = 0; e < VWN; ++e) {
+          if (n + e < N) c[(size_t)m * N + n + e] = gemm_element(acc[mi][r], e);
+        }
+      }
     }
   }
 }
