@@ -9,7 +9,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "element_dispatch.hpp"
+#include "alloy/scalar_dispatch.hpp"
 #include "input_files.hpp"
 
 namespace alloy::autotune {
@@ -76,7 +76,7 @@ HostArray initial_contents(const HarnessBuffer& buffer, std::size_t count, std::
   if (buffer.fill == HarnessBuffer::Fill::file) return detail::read_input_file(buffer, count);
   HostArray array(buffer.type, count);
   std::mt19937_64 random(seed);
-  detail::with_element_type(buffer.type, [&](auto zero) {
+  with_scalar_type(buffer.type, [&](auto zero) {
     using T = decltype(zero);
     const std::span<T> values = array.view<T>();
     switch (buffer.fill) {

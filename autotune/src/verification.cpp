@@ -8,7 +8,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "element_dispatch.hpp"
+#include "alloy/scalar_dispatch.hpp"
 
 namespace alloy::autotune {
 namespace {
@@ -100,7 +100,7 @@ std::optional<std::string> compare_output(const HarnessBuffer& buffer, const Hos
                           std::string(to_string(got.type())) + " elements against " +
                           std::to_string(expected.size()) + " " + std::string(to_string(expected.type())));
   }
-  return detail::with_element_type(expected.type(), [&](auto zero) -> std::optional<std::string> {
+  return with_scalar_type(expected.type(), [&](auto zero) -> std::optional<std::string> {
     using T = decltype(zero);
     const std::span<const T> got_values = got.view<T>();
     const std::span<const T> expected_values = expected.view<T>();

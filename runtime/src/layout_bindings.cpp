@@ -2,32 +2,33 @@
 #include "layout_bindings.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <type_traits>
 
 #include "alloy/error.hpp"
+#include "alloy/scalar_dispatch.hpp"
 
 namespace alloy::detail {
 namespace {
 
-// Reads integer scalars of any width; nothing for floating point or buffers.
+// Reads integer scalars of any width; nothing for floating point, negative
+// values or buffers.
 std::optional<std::uint64_t> integer_value(const TaskArgument& argument) {
   const auto* scalar = std::get_if<KernelArg>(&argument);
   if (scalar == nullptr) return std::nullopt;
-  auto read = [&](auto type) {
-    decltype(type) value;
-    std::memcpy(&value, scalar->value.data(), sizeof value);
-    return value < 0 ? std::nullopt : std::optional<std::uint64_t>(static_cast<std::uint64_t>(value));
-  };
-  switch (scalar->scalar_type) {
-    case ScalarType::i8: return read(std::int8_t{});
-    case ScalarType::u8: return read(std::uint8_t{});
-    case ScalarType::i16: return read(std::int16_t{});
-    case ScalarType::u16: return read(std::uint16_t{});
-    case ScalarType::i32: return read(std::int32_t{});
-    case ScalarType::u32: return read(std::uint32_t{});
-    case ScalarType::i64: return read(std::int64_t{});
-    case ScalarType::u64: return read(std::uint64_t{});
-    default: return std::nullopt;
-  }
+  return with_scalar_type(scalar->scalar_type, [&](auto zero) -> std::optional<std::uint64_t> {
+    using Type = decltype(zero);
+    if constexpr (std::is_floating_point_v<Type>) {
+      return std::nullopt;
+    } else {
+      Type value;
+      std::memcpy(&value, scalar->value.data(), sizeof value);
+      if constexpr (std::is_signed_v<Type>) {
+        if (value < 0) return std::nullopt;
+      }
+      return static_cast<std::uint64_t>(value);
+    }
+  });
 }
 
 class Binder {

@@ -23,4 +23,5 @@
 #include "alloy/program_cache.hpp"
 #include "alloy/run.hpp"
 #include "alloy/runtime.hpp"
+#include "alloy/scalar_dispatch.hpp"
 #include "alloy/tunable_kernel.hpp"

@@ -1,16 +1,17 @@
-// Calls a generic function with the C++ type of a scalar type.
+// Calls a generic function with the C++ type of a ScalarType.
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
 
-#include "alloy/autotune/host_array.hpp"
+#include "alloy/kernel_args.hpp"
 
-namespace alloy::autotune::detail {
+namespace alloy {
 
-/// `function(T{})` with T the element type's C++ type; returns its result.
+/// `function(T{})` with T the scalar type's C++ type; returns its result.
+///
+///   const std::size_t bytes = alloy::with_scalar_type(type, [](auto zero) { return sizeof zero; });
 template <class Function>
-decltype(auto) with_element_type(ScalarType type, Function&& function) {
+decltype(auto) with_scalar_type(ScalarType type, Function&& function) {
   switch (type) {
     case ScalarType::f32: return function(float{});
     case ScalarType::f64: return function(double{});
@@ -26,4 +27,4 @@ decltype(auto) with_element_type(ScalarType type, Function&& function) {
   return function(std::uint64_t{});
 }
 
-}  // namespace alloy::autotune::detail
+}  // namespace alloy
