@@ -160,9 +160,14 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
   for (const LayoutViews::Use& view : views) layouts.convert_in(view, work, d, queue);
   const std::shared_ptr<Event> command = enqueue(work, queue, resolved ? &*resolved : nullptr, memories);
   record_uses(coherence, work, d, queue, command, views);
-  // The task is done when its last command is: a conversion back, if any.
+  // The task is done when its last command is, on this in-order queue: the
+  // last conversion back, if any.
   std::shared_ptr<Event> done = command;
-  for (const LayoutViews::Use& view : views) done = layouts.convert_out(view, work, d, queue, command);
+  for (const LayoutViews::Use& view : views) {
+    if (std::shared_ptr<Event> last = layouts.convert_out(view, work, d, queue, command); last != command) {
+      done = std::move(last);
+    }
+  }
   if (times_upload) transfers.push_back({d, work.accesses[0].slice.range.size(), done});
   state.event = done;
   state.queue = &queue;

@@ -133,6 +133,20 @@ std::vector<LayoutBinding> bind_layouts(const TunableKernel& tunable, const Kern
   std::vector<LayoutBinding> bindings;
   for (std::size_t r = 0; r < tunable.records.size(); ++r) bindings.push_back(binder.records(r));
   for (std::size_t m = 0; m < tunable.matrices.size(); ++m) bindings.push_back(binder.matrix(m));
+  // A layout argument owns its buffer for the task: another access to the
+  // same buffer would see neither the view nor the bytes converted back.
+  for (const LayoutBinding& binding : bindings) {
+    const BufferStorage* storage = accesses[binding.access].slice.storage.get();
+    for (std::size_t other = 0; other < accesses.size(); ++other) {
+      if (other != binding.access && accesses[other].slice.storage.get() == storage) {
+        const std::string& parameter = binding.matrix ? tunable.matrices[binding.declaration].parameter
+                                                      : tunable.records[binding.declaration].parameter;
+        throw InvalidArgument(binder.prefix() + "the buffer passed as '" + parameter +
+                              "' is passed again as buffer argument " + std::to_string(other) +
+                              "; a layout argument must be the task's only access to its buffer");
+      }
+    }
+  }
   return bindings;
 }
 

@@ -12,8 +12,8 @@ namespace alloy::detail {
 /// name, found through the kernel's parameter names. Throws InvalidArgument,
 /// naming the parameter, when an argument there is not a buffer access of a
 /// whole described buffer (BufferStorage::describe) that fits the
-/// declaration, or when a count, rows or columns argument does not match
-/// what the buffer holds.
+/// declaration, when a count, rows or columns argument does not match what
+/// the buffer holds, or when the task accesses that buffer a second time.
 std::vector<LayoutBinding> bind_layouts(const TunableKernel& tunable, const KernelWork& kernel,
                                         const std::vector<Access>& accesses);
 

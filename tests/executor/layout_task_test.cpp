@@ -68,6 +68,38 @@ TEST_CASE("Executor.Layouts.kernel_gets_its_layouts_and_writes_come_back") {
   });
 }
 
+TEST_CASE("Executor.Layouts.dependents_wait_for_the_conversion_back") {
+  for_each_device([](Device&) {
+    // The written argument declared first: the task must still end with its
+    // conversion back, not with the read argument's kernel event.
+    const int n = 4099;
+    std::vector<Particle> model = random_particles(n, 21);
+    TunableKernel kernel = with_only(with_only(record_step_kernel(), "PARTICLES", 1), "RESULTS", 2);
+    std::swap(kernel.records[0], kernel.records[1]);
+    Buffer<Particle> input{std::span<const Particle>(model)};
+    input.describe(particle_record());
+    Buffer<StepResult> results(n), copied(n);
+    results.describe(step_result_record());
+    ExecutorOptions options = on_selected_devices();
+    options.compute_lanes = 3;
+    Executor executor(runtime(), options);
+    for (int round = 0; round < 5; ++round) {
+      // New inputs each round, so that a copy that overtook the conversion
+      // back would find the last round's results.
+      Graph graph;
+      graph.host({read_write(input.whole())}, [input]() mutable {
+        for (Particle& p : input.host()) p.x += 1.0f;
+      });
+      graph.kernel(kernel, Extent(n), {n, read(input), write(results)});
+      graph.copy(results.whole(), copied.whole());
+      executor.run(graph);
+      executor.synchronize(copied);
+      for (Particle& p : model) p.x += 1.0f;
+      check_step(model, copied.host());
+    }
+  });
+}
+
 TEST_CASE("Executor.Layouts.in_place_updates_keep_fields_the_kernel_does_not_name") {
   for_each_device([](Device&) {
     const int n = 333;
@@ -177,6 +209,11 @@ TEST_CASE("Executor.Layouts.bad_layout_arguments_are_refused_when_added") {
                        InvalidArgument);
   CHECK_THROWS_WITH_AS(graph.kernel(kernel, Extent(n), {n, read(particles.slice(0, 10)), write(results)}),
                        doctest::Contains("must access its whole buffer"), InvalidArgument);
+  // The results as a plain argument: the particles' buffer may not be it.
+  TunableKernel particles_only = record_step_kernel();
+  particles_only.records.pop_back();
+  CHECK_THROWS_WITH_AS(graph.kernel(particles_only, Extent(n), {n, read(particles), write(particles)}),
+                       doctest::Contains("'particles' is passed again as buffer argument 1"), InvalidArgument);
   CHECK_THROWS_WITH_AS(particles.describe(HostMatrix{100, 100, false, 0, ScalarType::f32}),
                        doctest::Contains("does not fit a buffer of"), InvalidArgument);
   CHECK(graph.size() == 0);
