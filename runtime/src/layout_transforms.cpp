@@ -77,8 +77,8 @@ LayoutTransform matrix_transform(const HostMatrix& host, const MatrixPlacement& 
     throw InvalidArgument("matrix of " + std::string(to_string(host.element)) + " on the host, of " +
                           std::string(to_string(placement.element())) + " in the kernel's layout");
   }
-  const std::size_t length = host.column_major ? host.rows : host.columns;
-  const std::size_t pitch = host.pitch != 0 ? host.pitch : length;
+  const std::size_t length = host.line_length();
+  const std::size_t pitch = host.line_pitch();
   const auto [padded_rows, padded_columns] = placement.padded_extent(host.rows, host.columns);
   const std::string defines = placement.defines("view", "rows", "columns");
   const MatrixLayout layout = placement.layout();

@@ -20,7 +20,7 @@ std::string matrix_text(const HostMatrix& host) {
 
 // Where the host keeps element (row, column).
 std::size_t host_index(const HostMatrix& host, std::size_t row, std::size_t column) {
-  const std::size_t pitch = host.pitch != 0 ? host.pitch : host.column_major ? host.rows : host.columns;
+  const std::size_t pitch = host.line_pitch();
   return host.column_major ? column * pitch + row : row * pitch + column;
 }
 
@@ -77,12 +77,11 @@ std::string MatrixLayout::to_string() const {
 
 std::size_t HostMatrix::elements() const {
   const std::size_t lines = column_major ? columns : rows;
-  const std::size_t length = column_major ? rows : columns;
-  return lines == 0 ? 0 : (lines - 1) * (pitch != 0 ? pitch : length) + length;
+  return lines == 0 ? 0 : (lines - 1) * line_pitch() + line_length();
 }
 
 void HostMatrix::validate() const {
-  const std::size_t length = column_major ? rows : columns;
+  const std::size_t length = line_length();
   if (pitch != 0 && pitch < length) {
     throw InvalidArgument(std::to_string(rows) + " x " + std::to_string(columns) + " matrix: a pitch of " +
                           std::to_string(pitch) + " elements is shorter than a " +

@@ -48,7 +48,9 @@ TEST_CASE("Executor.Layouts.kernel_gets_its_layouts_and_writes_come_back") {
   for_each_device([](Device& device) {
     const int n = 1001;
     const std::vector<Particle> particles = random_particles(n, 5);
-    Executor executor(runtime(), on_selected_devices());
+    ExecutorOptions on_this_device;
+    on_this_device.devices = {&device};
+    Executor executor(runtime(), on_this_device);
     for (std::int64_t in = 0; in < 4; ++in) {
       for (std::int64_t out = 0; out < 4; ++out) {
         const TunableKernel kernel = with_only(with_only(record_step_kernel(), "PARTICLES", in), "RESULTS", out);
@@ -57,14 +59,11 @@ TEST_CASE("Executor.Layouts.kernel_gets_its_layouts_and_writes_come_back") {
         input.describe(particle_record());
         Buffer<StepResult> results(n);
         results.describe(step_result_record());
-        TaskOptions on_device;
-        on_device.device = 0;
-        executor.kernel(kernel, Extent(n), {n, read(input), write(results)}, on_device);
+        executor.kernel(kernel, Extent(n), {n, read(input), write(results)});
         executor.synchronize(results);
         check_step(particles, results.host());
       }
     }
-    (void)device;
   });
 }
 
@@ -101,7 +100,7 @@ TEST_CASE("Executor.Layouts.dependents_wait_for_the_conversion_back") {
 }
 
 TEST_CASE("Executor.Layouts.in_place_updates_keep_fields_the_kernel_does_not_name") {
-  for_each_device([](Device&) {
+  for_each_device([](Device& device) {
     const int n = 333;
     for (std::int64_t layout = 0; layout < 4; ++layout) {
       const TunableKernel advance = with_only(record_advance_kernel(), "PARTICLES", layout);
@@ -109,12 +108,12 @@ TEST_CASE("Executor.Layouts.in_place_updates_keep_fields_the_kernel_does_not_nam
       std::vector<Particle> expected = random_particles(n, 9);
       Buffer<Particle> particles{std::span<const Particle>(expected)};
       particles.describe(particle_record());
-      Executor executor(runtime(), on_selected_devices());
-      TaskOptions on_device;
-      on_device.device = 0;
+      ExecutorOptions on_this_device;
+      on_this_device.devices = {&device};
+      Executor executor(runtime(), on_this_device);
       // Three launches in a row: the view stays current between them.
       for (int step = 0; step < 3; ++step) {
-        executor.kernel(advance, Extent(n), {n, read_write(particles)}, on_device);
+        executor.kernel(advance, Extent(n), {n, read_write(particles)});
         for (Particle& p : expected) p = advanced(p);
       }
       executor.synchronize(particles);

@@ -163,7 +163,7 @@ TEST_CASE("Unit.Layout.matrices_round_trip_exactly") {
     // The host's pitch gaps are not matrix elements: compare elements only.
     for (std::size_t r = 0; r < host.rows; ++r) {
       for (std::size_t c = 0; c < host.columns; ++c) {
-        const std::size_t pitch = host.pitch != 0 ? host.pitch : host.column_major ? host.rows : host.columns;
+        const std::size_t pitch = host.line_pitch();
         const std::size_t at = (host.column_major ? c * pitch + r : r * pitch + c) * element;
         REQUIRE(std::equal(back.begin() + at, back.begin() + at + element, matrix.begin() + at));
       }

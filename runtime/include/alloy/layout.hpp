@@ -157,6 +157,10 @@ struct HostMatrix {
   std::size_t pitch = 0;
   ScalarType element = ScalarType::f32;
 
+  /// Elements in a row (row-major) or a column (column-major).
+  std::size_t line_length() const { return column_major ? rows : columns; }
+  /// The distance between lines, the packed one for a pitch of 0.
+  std::size_t line_pitch() const { return pitch != 0 ? pitch : line_length(); }
   /// Elements the host's array must hold.
   std::size_t elements() const;
   /// Throws InvalidArgument when the pitch is shorter than a row (column).
