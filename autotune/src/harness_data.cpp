@@ -74,10 +74,11 @@ HarnessData::HarnessData(Device& device, const TuningTarget& target, const Exten
       row_length = std::size_t(std::max<std::int64_t>(
           0, evaluate(kernel, buffer.layout->row_length, kernel.default_configuration(), problem)));
     }
+    if (buffer.host_layout) check_host_layout(target, i);
     row_lengths_.push_back(row_length);
     contents_.push_back(initial_contents(buffer, std::size_t(count), 0x5eed + i));
     placed_.push_back({});
-    buffers_.push_back(device.allocate(contents_.back().size_bytes()));
+    buffers_.push_back(device.allocate(largest_arrangement(i)));
   }
   arguments_.push_back(make_arguments(harness.arguments));
   for (const HarnessPass& pass : harness.passes) arguments_.push_back(make_arguments(pass.arguments));
@@ -103,24 +104,51 @@ std::vector<KernelArg> HarnessData::make_arguments(const std::vector<HarnessArgu
       case HarnessArgument::Kind::float_constant:
         args.push_back(KernelArg::from(static_cast<float>(argument.constant)));
         break;
+      case HarnessArgument::Kind::scalar:
+        args.push_back(argument.value);
+        break;
     }
   }
   return args;
 }
 
-ElementOrder HarnessData::order_for(std::size_t buffer, const Configuration& configuration) const {
-  const std::optional<BufferLayout>& layout = target_.harness.buffers[buffer].layout;
-  if (!layout) return {};
-  const std::size_t parameter = *target_.kernel.parameter_index(layout->parameter);
-  return layout->orders.at(configuration[parameter]);
+BufferArrangement HarnessData::arrangement_for(std::size_t buffer, const Configuration& configuration) const {
+  return BufferArrangement(target_, buffer, row_lengths_[buffer], configuration);
+}
+
+// A layout parameter's values may need more device bytes than the contents
+// (padded rows, an AoSoA's last block): the buffer is made for the largest.
+std::size_t HarnessData::largest_arrangement(std::size_t buffer) const {
+  const HarnessBuffer& harness_buffer = target_.harness.buffers[buffer];
+  std::size_t bytes = contents_[buffer].size_bytes();
+  if (!harness_buffer.host_layout) return bytes;
+  std::vector<std::size_t> chosen_by;
+  for (const RecordArgument& argument : target_.kernel.records) {
+    if (argument.parameter == harness_buffer.name && !argument.layout.empty()) {
+      chosen_by.push_back(*target_.kernel.parameter_index(argument.layout));
+    }
+  }
+  for (const MatrixArgument& argument : target_.kernel.matrices) {
+    if (argument.parameter == harness_buffer.name && !argument.layout.empty()) {
+      chosen_by.push_back(*target_.kernel.parameter_index(argument.layout));
+    }
+  }
+  Configuration configuration = target_.kernel.default_configuration();
+  bytes = std::max(bytes, arrangement_for(buffer, configuration).device_bytes(contents_[buffer]));
+  for (const std::size_t parameter : chosen_by) {
+    for (const std::int64_t value : target_.kernel.parameters[parameter].values) {
+      configuration[parameter] = value;
+      bytes = std::max(bytes, arrangement_for(buffer, configuration).device_bytes(contents_[buffer]));
+    }
+  }
+  return bytes;
 }
 
 std::optional<std::string> HarnessData::layout_problem(const Configuration& configuration) const {
   for (std::size_t i = 0; i < contents_.size(); ++i) {
-    if (!target_.harness.buffers[i].layout) continue;
-    const ElementOrder order = order_for(i, configuration);
-    if (auto why = order_fits(contents_[i].size(), row_lengths_[i], order)) {
-      return "buffer '" + target_.harness.buffers[i].name + "' in order " + order.to_string() + ": " + *why;
+    const BufferArrangement arrangement = arrangement_for(i, configuration);
+    if (auto why = arrangement.problem(contents_[i])) {
+      return "buffer '" + target_.harness.buffers[i].name + "' in order " + arrangement.key() + ": " + *why;
     }
   }
   return std::nullopt;
@@ -128,14 +156,13 @@ std::optional<std::string> HarnessData::layout_problem(const Configuration& conf
 
 const HostArray& HarnessData::device_contents(std::size_t buffer) const {
   const Placed& placed = placed_[buffer];
-  return placed.order.kind == ElementOrder::Kind::rows ? contents_[buffer] : placed.contents;
+  return placed.arrangement.key().empty() ? contents_[buffer] : placed.contents;
 }
 
-void HarnessData::place(std::size_t buffer, ElementOrder order) {
+void HarnessData::place(std::size_t buffer, BufferArrangement arrangement) {
   Placed& placed = placed_[buffer];
-  placed.contents = order.kind == ElementOrder::Kind::rows ? HostArray{}
-                                                           : arrange(contents_[buffer], row_lengths_[buffer], order);
-  placed.order = order;
+  placed.contents = arrangement.key().empty() ? HostArray{} : arrangement.arrange(contents_[buffer]);
+  placed.arrangement = std::move(arrangement);
 }
 
 void HarnessData::write_all(Queue& queue, const Configuration& configuration) {
@@ -156,16 +183,16 @@ void HarnessData::lay_out(Queue& queue, const Configuration& configuration) {
 }
 
 std::vector<bool> HarnessData::place_all(Queue& queue, const Configuration& configuration) {
-  std::vector<ElementOrder> orders;
+  std::vector<BufferArrangement> arrangements;
   std::vector<bool> moved;
   for (std::size_t i = 0; i < buffers_.size(); ++i) {
-    orders.push_back(order_for(i, configuration));
-    moved.push_back(orders.back() != placed_[i].order);
+    arrangements.push_back(arrangement_for(i, configuration));
+    moved.push_back(arrangements.back().key() != placed_[i].arrangement.key());
   }
   // Writes still queued read the contents about to be replaced.
   if (std::find(moved.begin(), moved.end(), true) != moved.end()) queue.finish();
   for (std::size_t i = 0; i < buffers_.size(); ++i) {
-    if (moved[i]) place(i, orders[i]);
+    if (moved[i]) place(i, std::move(arrangements[i]));
   }
   return moved;
 }
@@ -184,12 +211,13 @@ std::vector<HostArray> HarnessData::read_outputs(Queue& queue) {
   for (std::size_t i = 0; i < buffers_.size(); ++i) {
     if (!target_.harness.buffers[i].output) continue;
     indices.push_back(i);
-    outputs.emplace_back(contents_[i].type(), contents_[i].size());
+    const HostArray& device = device_contents(i);
+    outputs.emplace_back(device.type(), device.size());
     queue.read(*buffers_[i], 0, outputs.back().data(), outputs.back().size_bytes());
   }
   queue.finish();
   for (std::size_t o = 0; o < outputs.size(); ++o) {
-    outputs[o] = arrange_back(outputs[o], row_lengths_[indices[o]], placed_[indices[o]].order);
+    outputs[o] = placed_[indices[o]].arrangement.restore(outputs[o], contents_[indices[o]]);
   }
   return outputs;
 }

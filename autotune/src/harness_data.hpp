@@ -11,15 +11,17 @@
 
 #include "alloy/autotune/harness.hpp"
 #include "alloy/backend/device.hpp"
+#include "buffer_arrangement.hpp"
 
 namespace alloy::autotune::detail {
 
 class HarnessData {
  public:
-  /// Makes every buffer on `device` and fills its contents from its seed.
-  /// Throws InvalidArgument for a size that does not fit its argument, a
-  /// buffer of no elements, an argument naming no buffer, or a layout whose
-  /// parameter is unknown or has a value with no order.
+  /// Makes every buffer on `device`, large enough for each arrangement, and
+  /// fills its contents from its seed. Throws InvalidArgument for a size
+  /// that does not fit its argument, a buffer of no elements, an argument
+  /// naming no buffer, a layout whose parameter is unknown or has a value
+  /// with no order, or a host layout no layout argument of the kernel takes.
   HarnessData(Device& device, const TuningTarget& target, const Extent& problem);
 
   /// Every buffer's initial contents in canonical order, for host references.
@@ -42,11 +44,12 @@ class HarnessData {
  private:
   struct Placed {
     HostArray contents;  // as they lie on the device; empty while canonical
-    ElementOrder order;
+    BufferArrangement arrangement;
   };
-  ElementOrder order_for(std::size_t buffer, const Configuration& configuration) const;
+  BufferArrangement arrangement_for(std::size_t buffer, const Configuration& configuration) const;
+  std::size_t largest_arrangement(std::size_t buffer) const;
   const HostArray& device_contents(std::size_t buffer) const;
-  void place(std::size_t buffer, ElementOrder order);
+  void place(std::size_t buffer, BufferArrangement arrangement);
   // Rearranges the buffers whose order `configuration` changes, once the
   // queue no longer reads them; true for those.
   std::vector<bool> place_all(Queue& queue, const Configuration& configuration);
@@ -55,7 +58,7 @@ class HarnessData {
   const TuningTarget& target_;
   Extent problem_;
   std::vector<HostArray> contents_;
-  std::vector<std::size_t> row_lengths_;  // for buffers with a layout
+  std::vector<std::size_t> row_lengths_;  // for buffers with an element order
   std::vector<Placed> placed_;
   std::vector<std::unique_ptr<DeviceBuffer>> buffers_;
   std::vector<std::vector<KernelArg>> arguments_;

@@ -74,6 +74,13 @@ std::int64_t buffer_elements(const TunableKernel& kernel, const HarnessBuffer& b
 
 HostArray initial_contents(const HarnessBuffer& buffer, std::size_t count, std::uint64_t seed) {
   if (buffer.fill == HarnessBuffer::Fill::file) return detail::read_input_file(buffer, count);
+  if (buffer.fill == HarnessBuffer::Fill::given) {
+    if (!buffer.given || buffer.given->type() != buffer.type || buffer.given->size() != count) {
+      throw InvalidArgument("harness buffer '" + buffer.name + "' is given no contents of " + std::to_string(count) +
+                            " " + std::string(to_string(buffer.type)) + " elements");
+    }
+    return *buffer.given;
+  }
   HostArray array(buffer.type, count);
   std::mt19937_64 random(seed);
   with_scalar_type(buffer.type, [&](auto zero) {
@@ -104,7 +111,8 @@ HostArray initial_contents(const HarnessBuffer& buffer, std::size_t count, std::
         std::fill(values.begin(), values.end(), static_cast<T>(buffer.constant));
         break;
       case HarnessBuffer::Fill::file:
-        break;  // read above
+      case HarnessBuffer::Fill::given:
+        break;  // above
     }
   });
   return array;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <sstream>
 #include <type_traits>
 #include <vector>
@@ -91,10 +92,53 @@ std::vector<T> sorted(std::span<const T> values) {
   return copy;
 }
 
+// A described buffer's values, as the kernel sees them: one array per
+// field of the host's records, or the matrix's elements without the pitch's
+// padding. Named "buffer.field" and "buffer" for messages.
+std::vector<std::pair<std::string, HostArray>> described_values(const HarnessBuffer& buffer, const HostArray& array) {
+  std::vector<std::pair<std::string, HostArray>> values;
+  const std::byte* bytes = array.data();
+  if (const auto* record = std::get_if<HostRecord>(&*buffer.host_layout)) {
+    const std::size_t count = array.size_bytes() / record->size;
+    for (const HostField& field : record->fields) {
+      HostArray column(field.type, count);
+      const std::size_t width = size_of(field.type);
+      for (std::size_t r = 0; r < count; ++r) {
+        std::memcpy(column.data() + r * width, bytes + r * record->size + field.offset, width);
+      }
+      values.emplace_back(buffer.name + "." + field.name, std::move(column));
+    }
+    return values;
+  }
+  const HostMatrix& matrix = std::get<HostMatrix>(*buffer.host_layout);
+  const std::size_t width = size_of(matrix.element);
+  const std::size_t lines = matrix.column_major ? matrix.columns : matrix.rows;
+  HostArray elements(matrix.element, matrix.rows * matrix.columns);
+  for (std::size_t line = 0; line < lines; ++line) {
+    std::memcpy(elements.data() + line * matrix.line_length() * width, bytes + line * matrix.line_pitch() * width,
+                matrix.line_length() * width);
+  }
+  values.emplace_back(buffer.name, std::move(elements));
+  return values;
+}
+
 }  // namespace
 
 std::optional<std::string> compare_output(const HarnessBuffer& buffer, const HostArray& got,
                                           const HostArray& expected) {
+  if (buffer.host_layout && got.size_bytes() == expected.size_bytes()) {
+    // Field by field: each with its own type's comparison.
+    const auto got_values = described_values(buffer, got);
+    const auto expected_values = described_values(buffer, expected);
+    HarnessBuffer part = buffer;
+    part.host_layout.reset();
+    for (std::size_t v = 0; v < got_values.size(); ++v) {
+      part.name = got_values[v].first;
+      part.type = got_values[v].second.type();
+      if (auto why = compare_output(part, got_values[v].second, expected_values[v].second)) return why;
+    }
+    return std::nullopt;
+  }
   if (got.type() != expected.type() || got.size() != expected.size()) {
     throw InvalidArgument("comparing output '" + buffer.name + "': " + std::to_string(got.size()) + " " +
                           std::string(to_string(got.type())) + " elements against " +

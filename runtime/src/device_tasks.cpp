@@ -158,15 +158,29 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
   const bool times_upload = times_transfers && copies_from_home(work);
   queue.set_timing(times_kernel || times_upload || state.run->timed);
   for (const LayoutViews::Use& view : views) layouts.convert_in(view, work, d, queue);
+  std::shared_ptr<LaunchCapture::Pending> captured;
+  if (resolved && resolved->configuration) {
+    captured = capture.begin(work, std::get<TunedKernelCall>(work.kernel()->program), *resolved->configuration,
+                             resolved->range, *devices[d], memories, views, queue);
+  }
   const std::shared_ptr<Event> command = enqueue(work, queue, resolved ? &*resolved : nullptr, memories);
   record_uses(coherence, work, d, queue, command, views);
   // The task is done when its last command is, on this in-order queue: the
-  // last conversion back, if any.
+  // last conversion back, if any, after the capture's reads.
   std::shared_ptr<Event> done = command;
+  if (captured) {
+    if (std::shared_ptr<Event> read = capture.end(*captured, queue)) done = std::move(read);
+  }
   for (const LayoutViews::Use& view : views) {
     if (std::shared_ptr<Event> last = layouts.convert_out(view, work, d, queue, command); last != command) {
       done = std::move(last);
     }
+  }
+  if (captured) {
+    // Handed in before the run's own watch: the file is there when the run is done.
+    watcher.watch({done}, [captured](std::exception_ptr failure) {
+      if (!failure) LaunchCapture::write(*captured);
+    });
   }
   if (times_upload) transfers.push_back({d, work.accesses[0].slice.range.size(), done});
   state.event = done;

@@ -19,6 +19,7 @@
 #include "host_pool.hpp"
 #include "kernel_resolver.hpp"
 #include "lanes.hpp"
+#include "launch_capture.hpp"
 #include "layout_views.hpp"
 #include "placement.hpp"
 #include "residency.hpp"
@@ -84,6 +85,7 @@ struct ExecutorState {
   Residency residency;
   KernelResolver kernels;
   LayoutViews layouts;
+  LaunchCapture capture;
   std::vector<std::size_t> task_counts;
   bool tracks_load = false;  ///< some task was placed by load: lanes count what is in flight
 

@@ -171,7 +171,7 @@ void Residency::forget(BufferStorage& storage) {
   }
 }
 
-std::optional<std::size_t> parse_device_memory_limit(std::string_view text) {
+std::optional<std::size_t> parse_byte_size(std::string_view text) {
   // from_chars takes no blanks and no sign, and reports overflow: " -1" and
   // 10^23 are mistakes, not "no cap".
   std::uint64_t value = 0;
@@ -195,7 +195,7 @@ std::optional<std::size_t> parse_device_memory_limit(std::string_view text) {
 std::optional<std::size_t> device_memory_limit_from_environment() {
   const char* text = std::getenv("ALLOY_DEVICE_MEMORY_LIMIT");
   if (!text || !*text) return std::nullopt;
-  const std::optional<std::size_t> limit = parse_device_memory_limit(text);
+  const std::optional<std::size_t> limit = parse_byte_size(text);
   if (!limit) {
     throw InvalidArgument(std::string("ALLOY_DEVICE_MEMORY_LIMIT=\"") + text +
                           "\" is not a size; use a positive byte count with an optional K, M or G "

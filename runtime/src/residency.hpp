@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "alloy/backend/device.hpp"
@@ -94,6 +95,9 @@ class Residency {
 /// ALLOY_DEVICE_MEMORY_LIMIT: bytes, with an optional K, M or G suffix
 /// (powers of 1024). nullopt when unset; InvalidArgument when malformed.
 std::optional<std::size_t> device_memory_limit_from_environment();
+/// "64M", "4096", "2G": a positive byte count with an optional K, M or G
+/// suffix (powers of 1024); nothing for other text, 0 or overflow.
+std::optional<std::size_t> parse_byte_size(std::string_view text);
 /// "1.5 MiB": sizes in errors.
 std::string describe_bytes(std::size_t bytes);
 

@@ -60,6 +60,7 @@ ExecutorState::ExecutorState(Runtime& runtime_in, ExecutorOptions options_in)
       residency(devices, memory_limit(options), coherence),
       kernels(runtime),
       layouts(runtime, devices, coherence),
+      capture(options.capture, options.capture_directory, 0),
       task_counts(devices.size(), 0),
       waiting_for_memory(devices.size()),
       placement(options, devices.size(), watcher),

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "alloy/autotune/capture_target.hpp"
 #include "alloy/autotune/registry.hpp"
 #include "alloy/error.hpp"
 #include "alloy/profile.hpp"
@@ -90,10 +91,16 @@ void list_targets(const std::vector<TuningTarget>& targets) {
 }
 
 int run(const CommandOptions& options) {
-  std::vector<TuningTarget> targets = registered_targets();
-  for (const std::filesystem::path& manifest : options.manifests) {
-    std::vector<TuningTarget> more = load_manifest(manifest);
-    targets.insert(targets.end(), more.begin(), more.end());
+  std::vector<TuningTarget> targets;
+  if (options.captures.empty()) {
+    targets = registered_targets();
+    for (const std::filesystem::path& manifest : options.manifests) {
+      std::vector<TuningTarget> more = load_manifest(manifest);
+      targets.insert(targets.end(), more.begin(), more.end());
+    }
+  }
+  for (const std::filesystem::path& file : options.captures) {
+    targets.push_back(capture_target(read_capture(file), options.capture_check));
   }
   if (options.list) {
     list_targets(targets);

@@ -45,14 +45,32 @@ ParsedCommand parse_command_line(int argc, char** argv) {
   std::size_t budget_stall = 0;
   bool serial_compile = false;
   app.add_option("-k,--kernel", options.kernels, "kernel to tune, e.g. alloy.gemm (repeatable; default: all)");
-  app.add_option("-s,--size", options.sizes,
+  std::string compare = "elements";
+  double tolerance = options.capture_check.relative;
+  CLI::Option* capture =
+      app.add_option("-c,--capture", options.captures,
+                     "a launch captured with ALLOY_CAPTURE (repeatable): tunes that kernel on that data at that "
+                     "size, checking every configuration against the captured outputs")
+          ->check(CLI::ExistingFile);
+  app.add_option("--compare", compare,
+                 "how captured outputs are compared: elements, sum, or sorted (any order); integers always "
+                 "exactly")
+      ->check(CLI::IsMember({"elements", "sum", "sorted"}))
+      ->capture_default_str();
+  app.add_option("--tolerance", tolerance,
+                 "relative and absolute tolerance for captured float outputs: |got - expected| <= t + t*|expected|")
+      ->capture_default_str()
+      ->check(at_least(0));
+  CLI::Option* size_option = app.add_option("-s,--size", options.sizes,
                  "problem size [kernel=]NxMxK, e.g. 1024x1024x1024 or alloy.triad=16777216 "
                  "(repeatable; default: each kernel's own)");
+  size_option->excludes(capture);
   app.add_option("-d,--device", options.devices,
                  "device index as alloy-info lists it, or a backend name (repeatable; default: one "
                  "device of each kind)");
   app.add_option("-m,--manifest", options.manifests, "JSON file describing more kernels to tune")
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingFile)
+      ->excludes(capture);
   app.add_option("--profile-dir", options.profile_dir,
                  "where profiles are written (default: $ALLOY_PROFILE_DIR, else "
                  "$XDG_DATA_HOME/alloy/profiles)");
@@ -107,6 +125,10 @@ ParsedCommand parse_command_line(int argc, char** argv) {
       return {std::nullopt, exit_usage};
     }
   }
+  options.capture_check.kind = compare == "sum"      ? OutputCheck::Kind::sum
+                               : compare == "sorted" ? OutputCheck::Kind::sorted
+                                                     : OutputCheck::Kind::elements;
+  options.capture_check.relative = options.capture_check.absolute = tolerance;
   if (budget_seconds > 0) options.tune.budget.wall_time = std::chrono::duration<double>(budget_seconds);
   if (budget_evaluations > 0) options.tune.budget.evaluations = budget_evaluations;
   if (budget_fraction > 0) options.tune.budget.space_fraction = budget_fraction;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "alloy/autotune/harness.hpp"
 #include "alloy/autotune/tuner.hpp"
 
 namespace alloy::autotune::command {
@@ -16,6 +17,9 @@ struct CommandOptions {
   std::vector<std::string> sizes;          ///< "[kernel=]NxMxK"; empty: each target's defaults
   std::vector<std::string> devices;        ///< indices or backend names; empty: one per fingerprint
   std::vector<std::filesystem::path> manifests;
+  /// Captured launches: when given, only they are tuned, at their own sizes.
+  std::vector<std::filesystem::path> captures;
+  OutputCheck capture_check;               ///< how captured outputs are compared
   std::filesystem::path profile_dir;       ///< empty: ProfileStore::default_dir()
   std::filesystem::path log_file;          ///< empty: <profile dir>/tuning-log.jsonl
   TuneOptions tune;

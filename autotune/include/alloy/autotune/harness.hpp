@@ -5,12 +5,14 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "alloy/autotune/element_order.hpp"
 #include "alloy/autotune/host_array.hpp"
+#include "alloy/buffer.hpp"
 #include "alloy/tunable_kernel.hpp"
 
 namespace alloy::autotune {
@@ -42,6 +44,7 @@ struct HarnessBuffer {
     sorted,    ///< random, then sorted ascending
     constant,  ///< every element `constant`
     file,      ///< the first elements of `file`: .npy (same element type), else raw
+    given,     ///< `given`, as it is: a captured launch's buffer, say
   };
 
   std::string name;
@@ -63,21 +66,30 @@ struct HarnessBuffer {
   /// them in its configuration's order, and outputs are put back in
   /// canonical order before they are checked.
   std::optional<BufferLayout> layout;
+  /// For Fill::given: the contents, of `type` (bytes, for records).
+  std::shared_ptr<const HostArray> given;
+  /// Set for a buffer named as one of the kernel's layout arguments
+  /// (TunableKernel::records or ::matrices, by parameter): how the host
+  /// holds it. Contents
+  /// and references stay in this layout; each run gets the records (matrix)
+  /// in its configuration's layout, and outputs come back in the host's
+  /// before they are compared, field by field (element by element).
+  std::optional<HostLayout> host_layout;
 
   static HarnessBuffer input(std::string name, ParameterProduct elements, Fill fill = Fill::random,
                              ScalarType type = ScalarType::f32) {
-    return {std::move(name), std::move(elements), fill, false, type, {}, false, {}, 0, {}, {}};
+    return {std::move(name), std::move(elements), fill, false, type, {}, false, {}, 0, {}, {}, {}, {}};
   }
   /// Starts as zeros unless `fill` says otherwise, and is reset before every run.
   static HarnessBuffer checked_output(std::string name, ParameterProduct elements, OutputCheck check = {},
                                       ScalarType type = ScalarType::f32, Fill fill = Fill::zeros) {
-    return {std::move(name), std::move(elements), fill, true, type, check, true, {}, 0, {}, {}};
+    return {std::move(name), std::move(elements), fill, true, type, check, true, {}, 0, {}, {}, {}, {}};
   }
 };
 
 /// One kernel argument, in the kernel's parameter order.
 struct HarnessArgument {
-  enum class Kind { buffer, problem_dimension, int_constant, float_constant };
+  enum class Kind { buffer, problem_dimension, int_constant, float_constant, scalar };
 
   Kind kind = Kind::buffer;
   std::size_t index = 0;  ///< buffer index, or problem dimension
@@ -85,13 +97,17 @@ struct HarnessArgument {
   /// A problem dimension's type as the kernel declares it: int, uint, long
   /// or ulong (size_t), say.
   ScalarType type = ScalarType::i32;
+  KernelArg value;  ///< Kind::scalar: passed as it is, of any scalar type
 
-  static HarnessArgument buffer(std::size_t index) { return {Kind::buffer, index, 0, ScalarType::i32}; }
+  static HarnessArgument buffer(std::size_t index) { return {Kind::buffer, index, 0, ScalarType::i32, {}}; }
   static HarnessArgument dimension(std::size_t d, ScalarType type = ScalarType::i32) {
-    return {Kind::problem_dimension, d, 0, type};
+    return {Kind::problem_dimension, d, 0, type, {}};
   }
-  static HarnessArgument int_value(int v) { return {Kind::int_constant, 0, double(v), ScalarType::i32}; }
-  static HarnessArgument float_value(float v) { return {Kind::float_constant, 0, double(v), ScalarType::f32}; }
+  static HarnessArgument int_value(int v) { return {Kind::int_constant, 0, double(v), ScalarType::i32, {}}; }
+  static HarnessArgument float_value(float v) {
+    return {Kind::float_constant, 0, double(v), ScalarType::f32, {}};
+  }
+  static HarnessArgument scalar(KernelArg v) { return {Kind::scalar, 0, 0, v.scalar_type, v}; }
 };
 
 /// Computes on the host what the kernel's output buffers must hold:
