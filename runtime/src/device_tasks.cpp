@@ -177,7 +177,8 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
     }
   }
   if (captured) {
-    // Handed in before the run's own watch: the file is there when the run is done.
+    // Handed in before the run's own watch: the file is there when the run
+    // is done (synchronize, which waits only for the bytes, may return first).
     watcher.watch({done}, [captured](std::exception_ptr failure) {
       if (!failure) LaunchCapture::write(*captured);
     });

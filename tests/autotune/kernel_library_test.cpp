@@ -111,6 +111,9 @@ TEST_CASE("KernelLibrary.Descriptions.consistent") {
         case HarnessArgument::Kind::float_constant:
           CHECK(parameter.scalar_type == ScalarType::f32);
           break;
+        case HarnessArgument::Kind::scalar:
+          CHECK(parameter.scalar_type == t.harness.arguments[i].value.scalar_type);
+          break;
       }
     }
     for (const TuningParameter& parameter : t.kernel.parameters) {

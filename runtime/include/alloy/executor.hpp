@@ -42,7 +42,8 @@ struct ExecutorOptions {
   /// or entry point) matching this glob ("user.*", "a,b") and problem size to
   /// a file for `autotune --capture` (alloy/capture.hpp); empty takes
   /// ALLOY_CAPTURE, if set. The files go to `capture_directory`, else
-  /// ALLOY_CAPTURE_DIR, else the current directory.
+  /// ALLOY_CAPTURE_DIR, else the current directory; a launch's file is
+  /// there once its run is done (Run::wait, Executor::wait).
   std::string capture;
   std::filesystem::path capture_directory;
 };
