@@ -4,6 +4,10 @@
 #include "support/layout_kernels.hpp"
 #include "support/test_devices.hpp"
 
+#ifdef ALLOY_HAVE_NBODY_SAMPLE
+#include "nbody.hpp"
+#endif
+
 #ifdef ALLOY_HAVE_NVRTC
 #include "cuda_compiler.hpp"
 #endif
@@ -39,9 +43,14 @@ void compile_all(Compiler compile, const std::string& architecture) {
   }
 }
 
-/// Compiles the layout-tuned test kernels in every layout they take.
+/// Compiles the layout-tuned test kernels (and the n-body sample's) in every
+/// layout they take.
 void compile_every_layout(Compiler compile, const std::string& architecture) {
-  for (const TunableKernel& kernel : {record_step_kernel(), matrix_step_kernel()}) {
+  std::vector<TunableKernel> kernels = {record_step_kernel(), matrix_step_kernel()};
+#ifdef ALLOY_HAVE_NBODY_SAMPLE
+  kernels.push_back(nbody::tuned_step());
+#endif
+  for (const TunableKernel& kernel : kernels) {
     for (const Configuration& configuration : every_configuration(kernel)) {
       const ComposedSource composed = compose_kernel_source(configured_source(kernel, configuration));
       const stream::CompileResult result =
