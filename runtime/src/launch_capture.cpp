@@ -2,7 +2,6 @@
 #include "launch_capture.hpp"
 
 #include <cstdlib>
-#include <mutex>
 #include <optional>
 #include <set>
 
@@ -27,15 +26,6 @@ std::size_t limit_from_environment() {
                           "\" is not a size; use a positive byte count with an optional K, M or G suffix, e.g. 64M");
   }
   return *limit;
-}
-
-// Each kernel and problem is captured once per process, whichever executor
-// runs it first: the file holds one launch.
-bool first_time(const std::string& key) {
-  static std::mutex mutex;
-  static std::set<std::string> seen;
-  std::lock_guard lock(mutex);
-  return seen.insert(key).second;
 }
 
 }  // namespace
@@ -74,7 +64,8 @@ std::shared_ptr<LaunchCapture::Pending> LaunchCapture::begin(const Task& task, c
     return nullptr;
   }
   const std::string file = capture_file_name(kernel.name, call.problem);
-  if (!first_time(file)) return nullptr;
+  // The file holds one launch: the first this executor runs.
+  if (!captured_.insert(file).second) return nullptr;
 
   auto pending = std::make_shared<Pending>();
   Capture& capture = pending->capture;

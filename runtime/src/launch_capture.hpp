@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,7 @@ class LaunchCapture {
   struct Pending;
 
   /// Starts capturing the task's launch when it matches and its kernel and
-  /// problem were not captured yet in this process: enqueues the reads of
+  /// problem were not captured yet by this executor: enqueues the reads of
   /// its buffers, as `memories` hold them for the kernel, on `queue`.
   /// Returns null for a launch not captured.
   std::shared_ptr<Pending> begin(const Task& task, const TunedKernelCall& call, const Configuration& configuration,
@@ -49,6 +50,7 @@ class LaunchCapture {
   std::string pattern_;
   std::filesystem::path directory_;
   std::size_t limit_;
+  std::set<std::string> captured_;  ///< file names, one per kernel and problem
 };
 
 }  // namespace alloy::detail

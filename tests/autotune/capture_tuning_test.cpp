@@ -32,12 +32,6 @@ std::vector<Particle> some_particles(int n, unsigned seed) {
   return particles;
 }
 
-// Each kernel and problem is captured once per process.
-int fresh_size(int at_least) {
-  static int next = 0;
-  return at_least + next++;
-}
-
 // Runs record_step over `particles` on `device`, capturing into `folder`
 // when asked; returns the results.
 std::vector<StepResult> run_step(Runtime& runtime, Device& device, const std::vector<Particle>& particles,
@@ -74,7 +68,7 @@ void check_results(const std::vector<Particle>& particles, const std::vector<Ste
 
 TEST_CASE("Autotune.Capture.capture_tune_profile_run") {
   for_each_device([](Device& device) {
-    const int n = fresh_size(3001);
+    const int n = 3001;
     const std::vector<Particle> particles = some_particles(n, 17);
     TemporaryFolder folder("capture-tuning");
     check_results(particles, run_step(runtime(), device, particles, folder.path));
@@ -106,7 +100,7 @@ TEST_CASE("Autotune.Capture.capture_tune_profile_run") {
 
 TEST_CASE("Autotune.Capture.a_configuration_must_reproduce_the_captured_outputs") {
   for_each_device([](Device& device) {
-    const int n = fresh_size(2001);
+    const int n = 2001;
     const std::vector<Particle> particles = some_particles(n, 23);
     TemporaryFolder folder("capture-tuning");
     run_step(runtime(), device, particles, folder.path);
@@ -165,7 +159,7 @@ TEST_CASE("Autotune.Capture.command_line_tunes_a_capture_and_refuses_a_bad_one")
   for_each_device([](Device& device) {
     const auto& devices = runtime().devices();
     const std::size_t index = std::size_t(std::find(devices.begin(), devices.end(), &device) - devices.begin());
-    const int n = fresh_size(1001);
+    const int n = 1001;
     TemporaryFolder folder("capture-command");
     run_step(runtime(), device, some_particles(n, 29), folder.path);
     const std::filesystem::path capture = folder.path / capture_file_name("test.record_step", Extent(std::size_t(n)));

@@ -1,6 +1,7 @@
 // Capturing launches while a program runs: the first launch of each matching
 // tunable kernel and problem is written, inputs and outputs in the host's
 // layout whatever layout the kernel ran in; the program runs on as before.
+// Each executor captures a kernel and problem once.
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -38,13 +39,6 @@ void check_named_fields(const Particle& got, const Particle& expected) {
   CHECK(got.id == expected.id);
 }
 
-// Each kernel and problem is captured once per process: every case and
-// device takes a problem size of its own.
-int fresh_size(int at_least) {
-  static int next = 0;
-  return at_least + next++;
-}
-
 ExecutorOptions capturing(Device& device, const std::filesystem::path& folder, std::string pattern) {
   ExecutorOptions options;
   options.devices = {&device};
@@ -60,7 +54,7 @@ TEST_CASE("Executor.Capture.writes_the_first_matching_launch_in_the_host_layout"
     // aos, soa and aosoa:5 all differ from the host struct's order: the
     // kernel reads a converted view, and the capture converts it back.
     for (const std::int64_t layout : {0, 1, 3}) {
-      const int n = fresh_size(203);
+      const int n = 203 + int(layout);
       const TunableKernel kernel = with_only(record_advance_kernel(), "PARTICLES", layout);
       CAPTURE(kernel.name);
       const std::vector<Particle> before = some_particles(n, 3);
@@ -112,7 +106,7 @@ TEST_CASE("Executor.Capture.writes_the_first_matching_launch_in_the_host_layout"
 
 TEST_CASE("Executor.Capture.captures_nothing_else_and_never_fails_the_program") {
   for_each_device([](Device& device) {
-    const int n = fresh_size(301);
+    const int n = 301;
     const TunableKernel kernel = with_only(record_advance_kernel(), "PARTICLES", 1);
     const std::vector<Particle> before = some_particles(n, 9);
     auto run = [&](const ExecutorOptions& options) {

@@ -4,7 +4,7 @@
 //
 // A program run with ALLOY_CAPTURE=<pattern> (or ExecutorOptions::capture)
 // writes the first launch of each matching tunable kernel and problem size
-// its executors run; ALLOY_CAPTURE_DIR says where (default: the current
+// each of its executors runs; ALLOY_CAPTURE_DIR says where (default: the current
 // directory) and ALLOY_CAPTURE_LIMIT how large one file may grow ("256M"
 // by default; a launch whose capture would be larger is skipped, with a
 // warning naming the limit).

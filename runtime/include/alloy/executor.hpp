@@ -38,8 +38,9 @@ struct ExecutorOptions {
   /// task blocked in synchronize or wait (of any executor) does not count,
   /// so what it waits for can still run.
   unsigned host_threads = 0;
-  /// Captures the first launch of each tunable kernel (by TunableKernel::name
-  /// or entry point) matching this glob ("user.*", "a,b") and problem size to
+  /// Captures the executor's first launch of each tunable kernel (by
+  /// TunableKernel::name or entry point) matching this glob ("user.*", "a,b")
+  /// and problem size to
   /// a file for `autotune --capture` (alloy/capture.hpp); empty takes
   /// ALLOY_CAPTURE, if set. The files go to `capture_directory`, else
   /// ALLOY_CAPTURE_DIR, else the current directory; a launch's file is
