@@ -13,10 +13,7 @@
 #include "bench_autotune.hpp"
 
 #ifdef ALLOY_HAVE_CLBLAST
-#define CL_HPP_TARGET_OPENCL_VERSION 120
-#define CL_HPP_MINIMUM_OPENCL_VERSION 120
-#include <CL/opencl.hpp>
-#include <clblast.h>
+#include "clblast_opencl.hpp"
 #endif
 
 namespace alloy::bench {
@@ -30,19 +27,6 @@ ClblastSgemm clblast_sgemm(const std::string&, const std::vector<std::size_t>&, 
 }
 #else
 namespace {
-
-std::optional<cl::Device> opencl_device(const std::string& name) {
-  std::vector<cl::Platform> platforms;
-  cl::Platform::get(&platforms);
-  for (const cl::Platform& platform : platforms) {
-    std::vector<cl::Device> devices;
-    platform.getDevices(CL_DEVICE_TYPE_ALL, &devices);
-    for (const cl::Device& device : devices) {
-      if (device.getInfo<CL_DEVICE_NAME>() == name) return device;
-    }
-  }
-  return std::nullopt;
-}
 
 // CLBlast's tuned Xgemm parameters for this device: read from `file`, or
 // found by CLBlast's tuner and written there, so one machine tunes once.

@@ -4,10 +4,7 @@
 #include <vector>
 
 #ifdef ALLOY_HAVE_CLBLAST
-#define CL_HPP_TARGET_OPENCL_VERSION 120
-#define CL_HPP_MINIMUM_OPENCL_VERSION 120
-#include <CL/opencl.hpp>
-#include <clblast.h>
+#include "clblast_opencl.hpp"
 #endif
 
 namespace alloy::bench {
@@ -27,30 +24,23 @@ struct ClblastGemm::State {
 };
 
 ClblastGemm::ClblastGemm(const std::string& device_name, std::size_t n) {
-  std::vector<cl::Platform> platforms;
-  cl::Platform::get(&platforms);
-  for (const cl::Platform& platform : platforms) {
-    std::vector<cl::Device> devices;
-    platform.getDevices(CL_DEVICE_TYPE_ALL, &devices);
-    for (const cl::Device& device : devices) {
-      if (device.getInfo<CL_DEVICE_NAME>() != device_name || state_) continue;
-      auto state = std::make_unique<State>();
-      state->context = cl::Context(device);
-      state->queue = cl::CommandQueue(state->context, device);
-      const std::vector<float> values(n * n, 0.5f);
-      const std::size_t bytes = values.size() * sizeof(float);
-      auto buffer = [&] {
-        return cl::Buffer(state->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
-                          const_cast<float*>(values.data()));
-      };
-      state->a = buffer();
-      state->b = buffer();
-      state->c = buffer();
-      state->n = n;
-      state_ = std::move(state);
-    }
+  const std::optional<cl::Device> device = opencl_device(device_name);
+  if (!device) {
+    why_not_ = "no OpenCL device called " + device_name + " for CLBlast";
+    return;
   }
-  if (!state_) why_not_ = "no OpenCL device called " + device_name + " for CLBlast";
+  state_ = std::make_unique<State>();
+  state_->context = cl::Context(*device);
+  state_->queue = cl::CommandQueue(state_->context, *device);
+  const std::vector<float> values(n * n, 0.5f);
+  auto buffer = [&] {
+    return cl::Buffer(state_->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, values.size() * sizeof(float),
+                      const_cast<float*>(values.data()));
+  };
+  state_->a = buffer();
+  state_->b = buffer();
+  state_->c = buffer();
+  state_->n = n;
 }
 
 ClblastGemm::~ClblastGemm() = default;

@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <random>
 
 #include "alloy/autotune/capture_target.hpp"
 #include "alloy/autotune/tuner.hpp"
@@ -20,17 +19,6 @@
 
 namespace alloy::test {
 namespace {
-
-std::vector<Particle> some_particles(int n, unsigned seed) {
-  std::mt19937 random(seed);
-  std::vector<Particle> particles(n);
-  for (Particle& p : particles) {
-    p = {static_cast<float>(random() % 1000) / 8.0f, static_cast<std::int64_t>(random()) << 20,
-         static_cast<std::uint8_t>(random()), static_cast<std::int32_t>(random() % 100000) - 50000,
-         static_cast<std::uint16_t>(random() % 60000), static_cast<float>(random() % 1000) / 4.0f};
-  }
-  return particles;
-}
 
 // Runs record_step over `particles` on `device`, capturing into `folder`
 // when asked; returns the results.
@@ -69,7 +57,7 @@ void check_results(const std::vector<Particle>& particles, const std::vector<Ste
 TEST_CASE("Autotune.Capture.capture_tune_profile_run") {
   for_each_device([](Device& device) {
     const int n = 3001;
-    const std::vector<Particle> particles = some_particles(n, 17);
+    const std::vector<Particle> particles = random_particles(n, 17);
     TemporaryFolder folder("capture-tuning");
     check_results(particles, run_step(runtime(), device, particles, folder.path));
     const Capture capture = read_capture(folder.path / capture_file_name("test.record_step", Extent(std::size_t(n))));
@@ -101,7 +89,7 @@ TEST_CASE("Autotune.Capture.capture_tune_profile_run") {
 TEST_CASE("Autotune.Capture.a_configuration_must_reproduce_the_captured_outputs") {
   for_each_device([](Device& device) {
     const int n = 2001;
-    const std::vector<Particle> particles = some_particles(n, 23);
+    const std::vector<Particle> particles = random_particles(n, 23);
     TemporaryFolder folder("capture-tuning");
     run_step(runtime(), device, particles, folder.path);
     Capture capture = read_capture(folder.path / capture_file_name("test.record_step", Extent(std::size_t(n))));
@@ -161,7 +149,7 @@ TEST_CASE("Autotune.Capture.command_line_tunes_a_capture_and_refuses_a_bad_one")
     const std::size_t index = std::size_t(std::find(devices.begin(), devices.end(), &device) - devices.begin());
     const int n = 1001;
     TemporaryFolder folder("capture-command");
-    run_step(runtime(), device, some_particles(n, 29), folder.path);
+    run_step(runtime(), device, random_particles(n, 29), folder.path);
     const std::filesystem::path capture = folder.path / capture_file_name("test.record_step", Extent(std::size_t(n)));
     const std::filesystem::path profiles = folder.path / "profiles";
     auto autotune = [&](const std::filesystem::path& file) {

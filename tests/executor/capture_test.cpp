@@ -4,7 +4,6 @@
 // Each executor captures a kernel and problem once.
 #include <cstdlib>
 #include <cstring>
-#include <random>
 
 #include "alloy/capture.hpp"
 #include "support/layout_kernels.hpp"
@@ -13,17 +12,6 @@
 
 namespace alloy::test {
 namespace {
-
-std::vector<Particle> some_particles(int n, unsigned seed) {
-  std::mt19937 random(seed);
-  std::vector<Particle> particles(n);
-  for (Particle& p : particles) {
-    p = {static_cast<float>(random() % 1000) / 8.0f, static_cast<std::int64_t>(random()) << 20,
-         static_cast<std::uint8_t>(random()), static_cast<std::int32_t>(random() % 100000) - 50000,
-         static_cast<std::uint16_t>(random() % 60000), static_cast<float>(random() % 1000) / 4.0f};
-  }
-  return particles;
-}
 
 Particle record(const std::vector<std::byte>& bytes, std::size_t i) {
   Particle p;
@@ -57,7 +45,7 @@ TEST_CASE("Executor.Capture.writes_the_first_matching_launch_in_the_host_layout"
       const int n = 203 + int(layout);
       const TunableKernel kernel = with_only(record_advance_kernel(), "PARTICLES", layout);
       CAPTURE(kernel.name);
-      const std::vector<Particle> before = some_particles(n, 3);
+      const std::vector<Particle> before = random_particles(n, 3);
       Buffer<Particle> particles{std::span<const Particle>(before)};
       particles.describe(particle_record());
       TemporaryFolder folder("capture");
@@ -108,7 +96,7 @@ TEST_CASE("Executor.Capture.captures_nothing_else_and_never_fails_the_program") 
   for_each_device([](Device& device) {
     const int n = 301;
     const TunableKernel kernel = with_only(record_advance_kernel(), "PARTICLES", 1);
-    const std::vector<Particle> before = some_particles(n, 9);
+    const std::vector<Particle> before = random_particles(n, 9);
     auto run = [&](const ExecutorOptions& options) {
       Buffer<Particle> particles{std::span<const Particle>(before)};
       particles.describe(particle_record());

@@ -1,24 +1,12 @@
 // Kernel tasks whose configuration wants their buffers in another layout:
 // the executor converts on the device, keeps the converted copy while it is
 // current, converts writes back, and serves two layouts of one buffer.
-#include <random>
 
 #include "support/layout_kernels.hpp"
 #include "support/test_devices.hpp"
 
 namespace alloy::test {
 namespace {
-
-std::vector<Particle> random_particles(int n, unsigned seed) {
-  std::mt19937 random(seed);
-  std::vector<Particle> particles(n);
-  for (Particle& p : particles) {
-    p = {static_cast<float>(random() % 1000) / 8.0f, static_cast<std::int64_t>(random()) << 20,
-         static_cast<std::uint8_t>(random()), static_cast<std::int32_t>(random() % 100000) - 50000,
-         static_cast<std::uint16_t>(random() % 60000), static_cast<float>(random() % 1000) / 4.0f};
-  }
-  return particles;
-}
 
 void check_step(const std::vector<Particle>& particles, std::span<const StepResult> results) {
   REQUIRE(results.size() == particles.size());

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <random>
 
 #include "embedded/advance_layouts_source.hpp"
 #include "embedded/matrix_layouts_source.hpp"
@@ -14,6 +15,17 @@ HostRecord particle_record() {
   return host_record<Particle>("Particle", {ALLOY_HOST_FIELD(Particle, x), ALLOY_HOST_FIELD(Particle, count),
                                             ALLOY_HOST_FIELD(Particle, flags), ALLOY_HOST_FIELD(Particle, id),
                                             ALLOY_HOST_FIELD(Particle, weight), ALLOY_HOST_FIELD(Particle, y)});
+}
+
+std::vector<Particle> random_particles(int n, unsigned seed) {
+  std::mt19937 random(seed);
+  std::vector<Particle> particles(std::size_t(std::max(n, 0)));
+  for (Particle& p : particles) {
+    p = {static_cast<float>(random() % 1000) / 8.0f, static_cast<std::int64_t>(random()) << 20,
+         static_cast<std::uint8_t>(random()), static_cast<std::int32_t>(random() % 100000) - 50000,
+         static_cast<std::uint16_t>(random() % 60000), static_cast<float>(random() % 1000) / 4.0f};
+  }
+  return particles;
 }
 
 HostRecord step_result_record() {

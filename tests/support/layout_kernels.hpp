@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "alloy/tunable_kernel.hpp"
 
@@ -25,6 +26,8 @@ struct StepResult {
   float sum;
 };
 HostRecord particle_record();
+/// `n` particles with every field random, from `seed`.
+std::vector<Particle> random_particles(int n, unsigned seed);
 HostRecord step_result_record();
 
 /// record_step over problem[0] records; PARTICLES and RESULTS choose the two
