@@ -34,6 +34,12 @@ class BufferArrangement {
   /// (host fields no kernel names) is taken from `contents`.
   HostArray restore(const HostArray& device, const HostArray& contents) const;
 
+  /// How the host holds a layout argument's contents, and where the
+  /// configuration puts them: set for buffers with a host layout only.
+  const HostLayout* host() const { return host_ ? &*host_ : nullptr; }
+  const RecordPlacement* record_placement() const { return record_ ? &*record_ : nullptr; }
+  const MatrixPlacement* matrix_placement() const { return matrix_ ? &*matrix_ : nullptr; }
+
  private:
   std::string key_;
   std::size_t row_length_ = 1;

@@ -81,6 +81,7 @@ TuningTarget capture_target(const Capture& capture, const OutputCheck& check) {
     if (captured.host && is_layout_argument(capture.kernel, captured.parameter)) buffer.host_layout = captured.host;
     if (captured.written) {
       buffer.output = true;
+      buffer.overwritten = !captured.read;
       buffer.reset_each_run = true;  // a kernel may update it in place
       buffer.check = check;
       outputs->push_back(as_array(captured.output, type));

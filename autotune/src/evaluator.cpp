@@ -11,6 +11,7 @@
 #include "alloy/autotune/verification.hpp"
 #include "alloy/error.hpp"
 #include "compile_ahead.hpp"
+#include "conversion_timing.hpp"
 #include "harness_data.hpp"
 
 namespace alloy::autotune {
@@ -56,6 +57,7 @@ struct Evaluator::State {
   DeviceLimits limits;
   std::unique_ptr<Queue> queue;
   detail::HarnessData data;
+  detail::ConversionTiming conversions;
   // The kernel described with each further pass's name and launch, so the
   // space's checks and launch rules apply to the pass too.
   std::vector<TunableKernel> pass_kernels;
@@ -68,7 +70,7 @@ struct Evaluator::State {
 
   State(Runtime& r, Device& d, const TuningTarget& t, Extent p, MeasureOptions o)
       : runtime(r), device(d), target(t), problem(p), options(o),
-        limits(DeviceLimits::of(d.info())), queue(d.create_queue()), data(d, t, p), compiler(d) {
+        limits(DeviceLimits::of(d.info())), queue(d.create_queue()), data(d, t, p), conversions(r, d, t, data), compiler(d) {
     for (const HarnessPass& pass : t.harness.passes) {
       TunableKernel kernel = t.kernel;
       kernel.kernel_name = pass.kernel_name;
@@ -162,16 +164,20 @@ struct Evaluator::State {
   // Launches `runs` timed runs at once and returns their times. Buffers
   // marked for it are written again before each run; the events time the
   // kernels only.
-  std::vector<double> time_runs(const Passes& passes, std::size_t runs) {
+  // `added` (the priced conversions) is added to each.
+  std::vector<double> time_runs(const Passes& passes, std::size_t runs, double added) {
     std::vector<std::vector<std::shared_ptr<Event>>> events;
     for (std::size_t r = 0; r < runs; ++r) {
       data.write_resets(*queue);
       events.push_back(launch(passes));
     }
     std::vector<double> seconds;
-    for (const auto& run_events : events) seconds.push_back(seconds_of(run_events));
+    for (const auto& run_events : events) seconds.push_back(seconds_of(run_events) + added);
     return seconds;
   }
+
+  // What the configuration's conversions add to each run's time.
+  double priced_conversions(double conversion) const { return options.layouts_persist ? 0.0 : conversion; }
 
   Measurement run(const Configuration& configuration, bool capture_reference,
                   std::optional<double> best_seconds,
@@ -242,6 +248,15 @@ Measurement Evaluator::State::run(const Configuration& configuration, bool captu
     return failed(configuration, Outcome::compile_error, first_lines(error.what()));
   }
 
+  double conversion = 0;
+  try {
+    const alloy::detail::HandledErrorScope handled;
+    conversion = conversions.seconds(configuration);
+  } catch (const Error& error) {
+    return failed(configuration, Outcome::launch_refused, "converting its layouts: " + first_lines(error.what()));
+  }
+  const double priced = priced_conversions(conversion);
+
   // First run: from fresh inputs, verified; it is also the warm-up.
   std::vector<HostArray> outputs;
   double first_seconds = 0;
@@ -255,7 +270,7 @@ Measurement Evaluator::State::run(const Configuration& configuration, bool captu
                     "one run took longer than " + std::to_string(options.timeout_seconds) + " s");
     }
     for (const std::shared_ptr<Event>& event : first) event->wait();  // rethrows a pass's failure
-    first_seconds = seconds_of(first);
+    first_seconds = seconds_of(first) + priced;
     outputs = data.read_outputs(*queue);
   } catch (const Error& error) {
     // The queue may hold the failed command's aftermath: start a fresh one.
@@ -274,6 +289,7 @@ Measurement Evaluator::State::run(const Configuration& configuration, bool captu
     measurement.configuration = configuration;
     measurement.seconds = measurement.low = measurement.high = first_seconds;
     measurement.repetitions = 1;
+    measurement.conversion_seconds = conversion;
     measurement.detail = "timed once: one run takes longer than max_seconds";
     return measurement;
   }
@@ -294,7 +310,7 @@ Measurement Evaluator::State::run(const Configuration& configuration, bool captu
           seconds.empty() && quiet && hopeless_at_first
               ? 1
               : std::min<std::size_t>(options.min_repetitions, options.max_repetitions - seconds.size());
-      for (double run_seconds : time_runs(passes, batch)) {
+      for (double run_seconds : time_runs(passes, batch, priced)) {
         seconds.push_back(run_seconds);
         total += run_seconds;
       }
@@ -332,6 +348,7 @@ Measurement Evaluator::State::run(const Configuration& configuration, bool captu
   measurement.high = summary.high;
   measurement.spread = relative_spread(seconds);
   measurement.repetitions = seconds.size();
+  measurement.conversion_seconds = conversion;
   measurement.detail = std::move(detail);
   return measurement;
 }
@@ -343,7 +360,8 @@ std::optional<double> Evaluator::retime(const Configuration& configuration, std:
     Passes& passes = state.retimed[configuration];
     if (passes.kernels.empty()) passes = state.compile(configuration);
     state.data.lay_out(*state.queue, configuration);
-    return summarize(state.time_runs(passes, std::max<std::size_t>(runs, 1))).median;
+    const double priced = state.priced_conversions(state.conversions.seconds(configuration));
+    return summarize(state.time_runs(passes, std::max<std::size_t>(runs, 1), priced)).median;
   } catch (const Error&) {
     state.retimed.erase(configuration);
     state.queue = state.device.create_queue();

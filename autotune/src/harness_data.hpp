@@ -40,13 +40,14 @@ class HarnessData {
   std::vector<HostArray> read_outputs(Queue& queue);
   /// Arguments of pass `pass`: 0 is the tuned kernel, then harness.passes.
   std::span<const KernelArg> arguments(std::size_t pass) const { return arguments_[pass]; }
+  /// How `configuration` lays buffer `buffer` out on the device.
+  BufferArrangement arrangement_for(std::size_t buffer, const Configuration& configuration) const;
 
  private:
   struct Placed {
     HostArray contents;  // as they lie on the device; empty while canonical
     BufferArrangement arrangement;
   };
-  BufferArrangement arrangement_for(std::size_t buffer, const Configuration& configuration) const;
   std::size_t largest_arrangement(std::size_t buffer) const;
   const HostArray& device_contents(std::size_t buffer) const;
   void place(std::size_t buffer, BufferArrangement arrangement);

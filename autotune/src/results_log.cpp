@@ -65,6 +65,7 @@ ResultsLog::ResultsLog(std::filesystem::path file, Writes writes) : file_(std::m
         parsed.measurement.round = line.value("round", 0u);
         parsed.measurement.repetitions = line.value("repetitions", std::size_t{0});
         parsed.measurement.detail = line.value("detail", std::string());
+        parsed.measurement.conversion_seconds = line.value("conversion_seconds", 0.0);
         parsed.measurement.resumed = true;
         if (!std::isfinite(parsed.measurement.seconds) || parsed.measurement.seconds < 0) {
           throw std::invalid_argument("bad time");
@@ -141,6 +142,7 @@ void ResultsLog::append(const LogKey& key, const TunableKernel& kernel, const Me
                        {"spread", measurement.spread},
                        {"repetitions", measurement.repetitions},
                        {"detail", measurement.detail}};
+  if (measurement.conversion_seconds != 0) record["conversion_seconds"] = measurement.conversion_seconds;
   if (measurement.round != 0) record["round"] = measurement.round;
   const std::string text = record.dump(-1, ' ', false, json::error_handler_t::replace) + '\n';
   std::lock_guard lock(mutex_);

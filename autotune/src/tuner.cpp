@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <deque>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -98,19 +99,30 @@ TuningResult tune(Runtime& runtime, Device& device, const TuningTarget& target, 
   }
   std::unique_ptr<Strategy> strategy = make_strategy(options.strategy, space, options.seed);
   Evaluator evaluator(runtime, device, target, problem, options.measure);
-  const LogKey key{target.kernel.name, target.kernel.source_hash(), device.info().fingerprint(), problem};
+  // Times with conversions amortized are not those with them priced: the
+  // log keeps them apart.
+  const bool layout_arguments = std::any_of(target.harness.buffers.begin(), target.harness.buffers.end(),
+                                            [](const HarnessBuffer& buffer) { return buffer.host_layout.has_value(); });
+  const std::string log_hash =
+      target.kernel.source_hash() + (layout_arguments && options.measure.layouts_persist ? "+layouts_persist" : "");
+  const LogKey key{target.kernel.name, log_hash, device.info().fingerprint(), problem};
 
   TuningResult result;
   result.kernel = target.kernel.name;
   result.problem = problem;
   result.device = device.label();
   result.space_size = space.size();
+  result.layouts_persist = options.measure.layouts_persist;
   std::set<Configuration> evaluated;
+  std::map<Configuration, double> conversions;  // of every configuration that ran
 
   std::vector<Measurement> ok_measurements;
   auto take = [&](const Measurement& measurement, std::optional<std::size_t> point) {
     evaluated.insert(measurement.configuration);
-    if (measurement.outcome == Outcome::ok) ok_measurements.push_back(measurement);
+    if (measurement.outcome == Outcome::ok) {
+      ok_measurements.push_back(measurement);
+      conversions[measurement.configuration] = measurement.conversion_seconds;
+    }
     ++result.evaluations;
     ++result.outcomes[measurement.outcome];
     if (measurement.outcome != Outcome::ok) result.first_failures.emplace(measurement.outcome, measurement.detail);
@@ -212,6 +224,10 @@ TuningResult tune(Runtime& runtime, Device& device, const TuningTarget& target, 
     auto log_round = [&](const Measurement& sample) { log.append(key, target.kernel, sample); };
     confirm_best(evaluator, options, defaults, ok_measurements, deadline, log_round, result);
   }
+  if (result.best) {
+    const auto conversion = conversions.find(*result.best);
+    if (conversion != conversions.end()) result.best_conversion_seconds = conversion->second;
+  }
   result.wall_seconds = seconds_since(start);
   if (options.budget.wall_time && result.wall_seconds > 1.1 * options.budget.wall_time->count()) {
     char text[160];
@@ -257,6 +273,8 @@ std::filesystem::path record_in_profile(const std::filesystem::path& dir, const 
   entry.seconds = *result.best_seconds;
   entry.default_seconds = result.default_seconds.value_or(0.0);
   entry.noise = result.noise.value_or(0.0);
+  entry.conversion_seconds = result.best_conversion_seconds;
+  entry.layouts_persist = result.layouts_persist;
   entry.strategy = options.strategy;
   entry.evaluations = result.evaluations;
   entry.space_size = result.space_size;

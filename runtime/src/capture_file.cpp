@@ -54,6 +54,7 @@ json description(const Capture& capture) {
   std::size_t offset = 0;
   for (const CapturedBuffer& buffer : capture.buffers) {
     json entry = {{"parameter", buffer.parameter},
+                  {"read", buffer.read},
                   {"written", buffer.written},
                   {"input", {{"offset", offset}, {"bytes", buffer.input.size()}}}};
     offset += buffer.input.size();
@@ -197,6 +198,10 @@ struct Reader {
       const json& written = detail::member(entry, "written", where);
       if (!written.is_boolean()) fail(where + ": \"written\" is not true or false");
       buffer.written = written.get<bool>();
+      const json& read = detail::member(entry, "read", where);
+      if (!read.is_boolean()) fail(where + ": \"read\" is not true or false");
+      buffer.read = read.get<bool>();
+      if (!buffer.read && !buffer.written) fail(where + ": it is neither read nor written");
       buffer.input = piece(detail::member(entry, "input", where), where + " input", data);
       if (buffer.written) {
         buffer.output = piece(detail::member(entry, "output", where), where + " output", data);

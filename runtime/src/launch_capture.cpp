@@ -88,6 +88,7 @@ std::shared_ptr<LaunchCapture::Pending> LaunchCapture::begin(const Task& task, c
     CapturedBuffer buffer;
     buffer.parameter = signature && a < signature->parameters.size() ? signature->parameters[a].name : "";
     if (const HostLayout* host = storage.host_layout()) buffer.host = *host;
+    buffer.read = reads(access.mode);
     buffer.written = writes(access.mode);
     buffer.input.resize(storage.size());
     if (buffer.written) buffer.output.resize(storage.size());

@@ -1,11 +1,11 @@
 // Conversion kernels between host layouts and device layouts, generated per
 // layout in the portable dialect: FIELD and AT2 read the view's defines.
-#include "layout_transforms.hpp"
+#include "alloy/layout_conversion.hpp"
 
 #include "alloy/error.hpp"
 #include "layout_arithmetic.hpp"
 
-namespace alloy::detail {
+namespace alloy {
 namespace {
 
 using layout_detail::round_up;
@@ -115,4 +115,13 @@ LayoutTransform matrix_transform(const HostMatrix& host, const MatrixPlacement& 
   return transform;
 }
 
-}  // namespace alloy::detail
+std::shared_ptr<Event> launch_layout_transform(Queue& queue, const Kernel& kernel, const LaunchRange& range,
+                                               const LayoutTransform& transform, const DeviceBuffer& from,
+                                               DeviceBuffer& to) {
+  std::vector<KernelArg> args = transform.scalars;
+  args.push_back(KernelArg::from(from));
+  args.push_back(KernelArg::from(to));
+  return queue.launch(kernel, range, std::span<const KernelArg>(args));
+}
+
+}  // namespace alloy

@@ -9,14 +9,6 @@ namespace {
 
 BufferSlice whole(const std::shared_ptr<BufferStorage>& storage) { return {storage, {0, storage->size()}}; }
 
-std::shared_ptr<Event> launch_conversion(Queue& queue, const Kernel& kernel, const LaunchRange& range,
-                                         const LayoutTransform& transform, DeviceBuffer& from, DeviceBuffer& to) {
-  std::vector<KernelArg> args = transform.scalars;
-  args.push_back(KernelArg::from(from));
-  args.push_back(KernelArg::from(to));
-  return queue.launch(kernel, range, std::span<const KernelArg>(args));
-}
-
 }  // namespace
 
 const LayoutViews::Prepared& LayoutViews::prepared(const TunedKernelCall& call, const LayoutBinding& binding,
@@ -129,7 +121,7 @@ void LayoutViews::convert_in(const Use& use, const Task& task, std::size_t devic
   DeviceBuffer& from = *buffer.replicas.at(devices_[device]).memory;
   DeviceBuffer& to = *state_of(*use.view).replicas.at(devices_[device]).memory;
   const std::shared_ptr<Event> converted =
-      launch_conversion(queue, *use.to_layout, use.transform->to_range, *use.transform, from, to);
+      launch_layout_transform(queue, *use.to_layout, use.transform->to_range, *use.transform, from, to);
   coherence_.used_on_device(read(access.slice), device, queue, converted);
   coherence_.used_on_device(write(whole(use.view)), device, queue, converted);
   view_for(use, task).converted[device] = {state_of(*use.view).replicas.at(devices_[device]).serial,
@@ -148,7 +140,7 @@ std::shared_ptr<Event> LayoutViews::convert_out(const Use& use, const Task& task
   if (use.convert_out) {
     DeviceBuffer& from = *state_of(*use.view).replicas.at(devices_[device]).memory;
     DeviceBuffer& to = *state_of(*access.slice.storage).replicas.at(devices_[device]).memory;
-    last = launch_conversion(queue, *use.from_layout, use.transform->from_range, *use.transform, from, to);
+    last = launch_layout_transform(queue, *use.from_layout, use.transform->from_range, *use.transform, from, to);
     coherence_.used_on_device(read(whole(use.view)), device, queue, last);
     coherence_.used_on_device(read_write(access.slice), device, queue, last);
   }

@@ -11,7 +11,7 @@
 
 #include "alloy/runtime.hpp"
 #include "coherence.hpp"
-#include "layout_transforms.hpp"
+#include "alloy/layout_conversion.hpp"
 #include "task.hpp"
 
 namespace alloy::detail {

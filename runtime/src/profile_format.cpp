@@ -118,6 +118,12 @@ ProfileEntry parse_entry(const json& value, std::size_t index) {
   entry.default_seconds = seconds_field(value, "default_seconds", where);
   // Optional: profiles written before it was measured lack it.
   if (value.contains("noise")) entry.noise = seconds_field(value, "noise", where);
+  if (value.contains("conversion_seconds")) {
+    entry.conversion_seconds = seconds_field(value, "conversion_seconds", where);
+    const json& persist = field(value, "layouts_persist", where);
+    if (!persist.is_boolean()) throw Malformed{where + ": \"layouts_persist\" is not true or false"};
+    entry.layouts_persist = persist.get<bool>();
+  }
   const json& budget = field(value, "budget", where);
   if (!budget.is_object()) throw Malformed{where + ": \"budget\" is not an object"};
   entry.strategy = string_field(budget, "strategy", where + " budget");
@@ -156,6 +162,8 @@ std::string to_json(const DeviceProfile& profile) {
                        {"seconds", entry.seconds},
                        {"default_seconds", entry.default_seconds},
                        {"noise", entry.noise},
+                       {"conversion_seconds", entry.conversion_seconds},
+                       {"layouts_persist", entry.layouts_persist},
                        {"budget",
                         {{"strategy", entry.strategy},
                          {"evaluations", entry.evaluations},

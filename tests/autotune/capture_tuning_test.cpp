@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "alloy/autotune/capture_target.hpp"
+#include "alloy/autotune/evaluator.hpp"
 #include "alloy/autotune/tuner.hpp"
 #include "alloy/capture.hpp"
 #include "alloy/executor.hpp"
@@ -180,6 +181,53 @@ TEST_CASE("Autotune.Capture.command_line_tunes_a_capture_and_refuses_a_bad_one")
     const std::string error = text_of(folder.path / "err.txt");
     CHECK(error.find("capture file " + bad.string()) != std::string::npos);
     CHECK(error.find("not an alloy capture file") != std::string::npos);
+  });
+}
+
+}  // namespace alloy::test
+
+namespace alloy::test {
+
+TEST_CASE("Autotune.Capture.conversions_are_priced_unless_the_layouts_persist") {
+  for_each_device([](Device& device) {
+    const int n = 4001;
+    TemporaryFolder folder("capture-pricing");
+    run_step(runtime(), device, random_particles(n, 31), folder.path);
+    const Capture capture = read_capture(folder.path / capture_file_name("test.record_step", Extent(std::size_t(n))));
+    const autotune::TuningTarget target = autotune::capture_target(capture);
+    REQUIRE(target.harness.buffers[1].overwritten);  // results: a write access
+    // No layout of record_step matches the host's structs: every one converts.
+    for (const bool persist : {false, true}) {
+      CAPTURE(persist);
+      autotune::MeasureOptions options;
+      options.layouts_persist = persist;
+      autotune::Evaluator evaluator(runtime(), device, target, capture.problem, options);
+      for (const Configuration& configuration : every_configuration(target.kernel)) {
+        const autotune::Measurement measurement = evaluator.measure(configuration);
+        REQUIRE(measurement.outcome == autotune::Outcome::ok);
+        CHECK(measurement.conversion_seconds > 0);
+        if (!persist) CHECK(measurement.seconds >= measurement.conversion_seconds);
+      }
+    }
+    // The profile keeps both the conversions' cost and whether it was priced.
+    for (const bool persist : {false, true}) {
+      autotune::ResultsLog log(folder.path / "log.jsonl");
+      autotune::TuneOptions options;
+      options.strategy = "exhaustive";
+      options.measure.layouts_persist = persist;
+      const autotune::TuningResult result = autotune::tune(runtime(), device, target, capture.problem, options, log);
+      REQUIRE(result.best);
+      CHECK(result.resumed == 0);  // measurements of the other pricing are not resumed
+      CHECK(result.best_conversion_seconds > 0);
+      const std::filesystem::path file =
+          autotune::record_in_profile(folder.path / (persist ? "persist" : "priced"), device.info(), target, result, options);
+      std::ifstream in(file);
+      const ProfileParse parsed = parse_profile(std::string(std::istreambuf_iterator<char>(in), {}));
+      REQUIRE(parsed.profile);
+      REQUIRE(parsed.profile->entries.size() == 1);
+      CHECK(parsed.profile->entries[0].conversion_seconds == result.best_conversion_seconds);
+      CHECK(parsed.profile->entries[0].layouts_persist == persist);
+    }
   });
 }
 

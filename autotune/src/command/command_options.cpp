@@ -102,6 +102,9 @@ ParsedCommand parse_command_line(int argc, char** argv) {
                  "seconds one run may take before it counts as a timeout")
       ->capture_default_str()
       ->check(at_least(0, true));
+  app.add_flag("--layouts-persist", options.tune.measure.layouts_persist,
+               "the program keeps its data in the device layouts across many launches: do not price "
+               "converting layout arguments into each configuration's layouts and back");
   app.add_flag("--serial-compile", serial_compile,
                "compile each configuration just before measuring it, not ahead in parallel");
   app.add_flag("--json", options.json, "print the results as JSON on stdout");

@@ -36,6 +36,7 @@ inline constexpr std::size_t default_capture_limit = std::size_t(256) << 20;
 struct CapturedBuffer {
   std::string parameter;           ///< the kernel parameter it was passed as
   std::optional<HostLayout> host;  ///< as Buffer::describe said, if it did
+  bool read = true;                ///< the task's access read it (not a write-only access)
   bool written = false;            ///< the task's access wrote it
   std::vector<std::byte> input;    ///< the bytes before the launch
   std::vector<std::byte> output;   ///< after it, when written; else empty

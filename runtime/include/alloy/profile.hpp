@@ -31,6 +31,11 @@ struct ProfileEntry {
   /// rounds (relative standard deviation): above 0.1 the entry was measured
   /// on a busy device. 0 when unknown.
   double noise = 0;
+  /// For kernels with layout arguments: converting them into the
+  /// configuration's layouts and back, per launch. Part of `seconds` unless
+  /// `layouts_persist` (the tuner was told the layouts outlive many launches).
+  double conversion_seconds = 0;
+  bool layouts_persist = false;
   // The tuning budget spent on it.
   std::string strategy;
   std::size_t evaluations = 0;

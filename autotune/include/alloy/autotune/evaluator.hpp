@@ -36,6 +36,13 @@ struct MeasureOptions {
   /// timed further; on a noisier device, or before the default has been
   /// timed, a whole batch must be.
   double quiet_spread = 0.05;
+  /// For kernels with layout arguments (records or matrices the host
+  /// describes): false prices, into each configuration's time, converting
+  /// them from the host's layout and back with the executor's own
+  /// conversion kernels, as a program that keeps its data on the host pays
+  /// per task; true says the layouts persist across many launches, so the
+  /// conversions are amortized and not priced (Measurement says both).
+  bool layouts_persist = false;
 };
 
 /// Runs a TuningTarget for one problem on one device. Each measure(): the

@@ -75,15 +75,19 @@ struct HarnessBuffer {
   /// in its configuration's layout, and outputs come back in the host's
   /// before they are compared, field by field (element by element).
   std::optional<HostLayout> host_layout;
+  /// An output the kernel writes without reading it (a write access, not
+  /// read_write): the executor converts nothing into its layout, so the
+  /// tuner prices only its conversion back.
+  bool overwritten = false;
 
   static HarnessBuffer input(std::string name, ParameterProduct elements, Fill fill = Fill::random,
                              ScalarType type = ScalarType::f32) {
-    return {std::move(name), std::move(elements), fill, false, type, {}, false, {}, 0, {}, {}, {}, {}};
+    return {std::move(name), std::move(elements), fill, false, type, {}, false, {}, 0, {}, {}, {}, {}, false};
   }
   /// Starts as zeros unless `fill` says otherwise, and is reset before every run.
   static HarnessBuffer checked_output(std::string name, ParameterProduct elements, OutputCheck check = {},
                                       ScalarType type = ScalarType::f32, Fill fill = Fill::zeros) {
-    return {std::move(name), std::move(elements), fill, true, type, check, true, {}, 0, {}, {}, {}, {}};
+    return {std::move(name), std::move(elements), fill, true, type, check, true, {}, 0, {}, {}, {}, {}, false};
   }
 };
 

@@ -28,7 +28,11 @@ std::optional<Outcome> outcome_from_string(std::string_view text);
 struct Measurement {
   Configuration configuration;
   Outcome outcome = Outcome::ok;
-  double seconds = 0;          ///< median kernel time of the timed runs, when ok
+  double seconds = 0;          ///< median time of the timed runs, when ok: the kernel's, plus
+                               ///< conversion_seconds unless the layouts persist
+  /// Converting the layout arguments into the configuration's layouts and
+  /// back, as the executor does for each task (MeasureOptions::layouts_persist).
+  double conversion_seconds = 0;
   double low = 0;              ///< the median's confidence interval (see summarize())
   double high = 0;
   double spread = 0;           ///< relative standard deviation of those runs

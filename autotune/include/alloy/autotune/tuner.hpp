@@ -74,6 +74,11 @@ struct TuningResult {
   std::size_t space_size = 0;
   std::optional<Configuration> best;  ///< nothing when no configuration ran correctly
   std::optional<double> best_seconds;
+  /// The best configuration's conversions of its layout arguments (see
+  /// MeasureOptions::layouts_persist), included in best_seconds unless the
+  /// layouts persist; 0 for kernels without layout arguments.
+  double best_conversion_seconds = 0;
+  bool layouts_persist = false;
   std::optional<double> default_seconds;
   std::size_t evaluations = 0;  ///< including resumed
   std::size_t resumed = 0;      ///< read from the results log

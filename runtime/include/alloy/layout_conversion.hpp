@@ -1,17 +1,20 @@
 // The kernels that convert a buffer between its host layout and a device
-// layout, on the device (internal to the runtime).
+// layout, on the device: the executor's views are made with them, and the
+// tuner times them to price a layout's conversions.
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "alloy/backend/program.hpp"
+#include "alloy/backend/queue.hpp"
 #include "alloy/buffer.hpp"
 #include "alloy/kernel_args.hpp"
 #include "alloy/launch_range.hpp"
 
-namespace alloy::detail {
+namespace alloy {
 
 /// How a buffer described by the host becomes the layout a kernel wants and
 /// back: two kernels, alloy_to_layout(scalars..., host, view) and
@@ -39,4 +42,11 @@ LayoutTransform record_transform(const HostRecord& host, std::size_t host_bytes,
 /// element types differ.
 LayoutTransform matrix_transform(const HostMatrix& host, const MatrixPlacement& placement);
 
-}  // namespace alloy::detail
+/// Launches one of the transform's kernels, compiled from its source
+/// (alloy_to_layout over to_range, or alloy_from_layout over from_range),
+/// from `from` into `to`.
+std::shared_ptr<Event> launch_layout_transform(Queue& queue, const Kernel& kernel, const LaunchRange& range,
+                                               const LayoutTransform& transform, const DeviceBuffer& from,
+                                               DeviceBuffer& to);
+
+}  // namespace alloy
