@@ -65,24 +65,6 @@ const std::filesystem::path& scratch() {
   return folder.path;
 }
 
-// Steps from `a` into `b` and back, as one graph.
-alloy::Graph nbody_steps(bool fields, alloy::Buffer<nbody::Body>& a, alloy::Buffer<nbody::Body>& b) {
-  alloy::Graph graph;
-  const std::size_t group = nbody::host_struct_group;
-  const alloy::LaunchRange range(alloy::Extent((bodies + group - 1) / group * group), alloy::Extent(group));
-  for (int s = 0; s < steps; ++s) {
-    alloy::Buffer<nbody::Body>& from = s % 2 == 0 ? a : b;
-    alloy::Buffer<nbody::Body>& to = s % 2 == 0 ? b : a;
-    if (fields) {
-      graph.kernel(nbody::tuned_step(), alloy::Extent(bodies), {bodies, nbody::time_step, alloy::read(from), alloy::write(to)});
-    } else {
-      graph.kernel(nbody::host_struct_step(), nbody::host_struct_kernel, range,
-                   {bodies, nbody::time_step, alloy::read(from), alloy::write(to)});
-    }
-  }
-  return graph;
-}
-
 // Captures the first n-body launch, tunes on it (every configuration) and
 // writes the profile into `profiles`; returns the configuration chosen.
 alloy::Configuration capture_and_tune(const std::filesystem::path& folder) {
@@ -140,7 +122,7 @@ void time_nbody(benchmark::State& state, alloy::Runtime& on, bool fields) {
   alloy::ExecutorOptions options;
   options.devices = {on.devices().front()};
   alloy::Executor executor(on, options);
-  const alloy::Graph graph = nbody_steps(fields, a, b);
+  const alloy::Graph graph = nbody::steps_graph(fields, bodies, steps, a, b);
   executor.run(graph);  // compiles; the bodies reach the device
   executor.wait();
   for (auto _ : state) {

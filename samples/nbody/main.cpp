@@ -24,26 +24,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// `steps` steps from `bodies` into `moved` and back, as one graph: each
-// step reads what the one before wrote.
-alloy::Graph steps_graph(bool tuned, int n, int steps, alloy::Buffer<nbody::Body>& a, alloy::Buffer<nbody::Body>& b) {
-  alloy::Graph graph;
-  const std::size_t groups = (std::size_t(n) + nbody::host_struct_group - 1) / nbody::host_struct_group;
-  const alloy::LaunchRange range(alloy::Extent(groups * nbody::host_struct_group), alloy::Extent(nbody::host_struct_group));
-  for (int s = 0; s < steps; ++s) {
-    alloy::Buffer<nbody::Body>& from = s % 2 == 0 ? a : b;
-    alloy::Buffer<nbody::Body>& to = s % 2 == 0 ? b : a;
-    if (tuned) {
-      graph.kernel(nbody::tuned_step(), alloy::Extent(std::size_t(n)),
-                   {n, nbody::time_step, alloy::read(from), alloy::write(to)});
-    } else {
-      graph.kernel(nbody::host_struct_step(), nbody::host_struct_kernel, range,
-                   {n, nbody::time_step, alloy::read(from), alloy::write(to)});
-    }
-  }
-  return graph;
-}
-
 struct Variant {
   const char* name;
   bool tuned;
@@ -86,7 +66,7 @@ int main(int argc, char** argv) {
       alloy::Buffer<nbody::Body> a{std::span<const nbody::Body>(initial)}, b(initial.size());
       a.describe(nbody::body_record());
       b.describe(nbody::body_record());
-      executor.run(steps_graph(variant.tuned, n, 1, a, b));
+      executor.run(nbody::steps_graph(variant.tuned, n, 1, a, b));
       executor.synchronize(b);
       variant.difference = nbody::largest_difference(expected, {b.host().begin(), b.host().end()});
       all_right = all_right && variant.difference <= tolerance;
@@ -97,7 +77,7 @@ int main(int argc, char** argv) {
         alloy::Buffer<nbody::Body> a{std::span<const nbody::Body>(initial)}, b(initial.size());
         a.describe(nbody::body_record());
         b.describe(nbody::body_record());
-        const alloy::Graph graph = steps_graph(variant.tuned, n, steps, a, b);
+        const alloy::Graph graph = nbody::steps_graph(variant.tuned, n, steps, a, b);
         executor.run(graph);  // the bodies reach the device
         executor.wait();
         const Clock::time_point start = Clock::now();

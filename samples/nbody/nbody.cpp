@@ -62,6 +62,22 @@ const alloy::ProgramSource& host_struct_step() {
   return source;
 }
 
+alloy::Graph steps_graph(bool fields, int n, int steps, alloy::Buffer<Body>& a, alloy::Buffer<Body>& b) {
+  alloy::Graph graph;
+  const std::size_t groups = (std::size_t(n) + host_struct_group - 1) / host_struct_group;
+  const alloy::LaunchRange launch(alloy::Extent(groups * host_struct_group), alloy::Extent(host_struct_group));
+  for (int s = 0; s < steps; ++s) {
+    alloy::Buffer<Body>& from = s % 2 == 0 ? a : b;
+    alloy::Buffer<Body>& to = s % 2 == 0 ? b : a;
+    if (fields) {
+      graph.kernel(tuned_step(), alloy::Extent(std::size_t(n)), {n, time_step, alloy::read(from), alloy::write(to)});
+    } else {
+      graph.kernel(host_struct_step(), host_struct_kernel, launch, {n, time_step, alloy::read(from), alloy::write(to)});
+    }
+  }
+  return graph;
+}
+
 void step_on_host(const std::vector<Body>& bodies, std::vector<Body>& moved, float dt) {
   const int n = int(bodies.size());
   moved = bodies;

@@ -45,6 +45,10 @@ inline constexpr const char* host_struct_kernel = "nbody_step_host_struct";
 /// The work-group size the host-struct kernel is launched with.
 inline constexpr std::size_t host_struct_group = 64;
 
+/// `steps` steps from `a` into `b` and back, as one graph (each reads what
+/// the one before wrote): through FIELD (tuned_step) or over the host struct.
+alloy::Graph steps_graph(bool fields, int n, int steps, alloy::Buffer<Body>& a, alloy::Buffer<Body>& b);
+
 /// One step on the host, in the kernels' order of operations.
 void step_on_host(const std::vector<Body>& bodies, std::vector<Body>& moved, float dt);
 
