@@ -353,6 +353,15 @@ Measurement Evaluator::State::run(const Configuration& configuration, bool captu
   return measurement;
 }
 
+std::vector<std::string> Evaluator::staged_on_host(const Configuration& configuration) {
+  try {
+    const alloy::detail::HandledErrorScope handled;
+    return state_->conversions.staged_on_host(configuration);
+  } catch (const Error&) {
+    return {};  // measure() reported it; the profile keeps the device's way
+  }
+}
+
 std::optional<double> Evaluator::retime(const Configuration& configuration, std::size_t runs) {
   State& state = *state_;
   try {

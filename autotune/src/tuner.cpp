@@ -227,6 +227,7 @@ TuningResult tune(Runtime& runtime, Device& device, const TuningTarget& target, 
   if (result.best) {
     const auto conversion = conversions.find(*result.best);
     if (conversion != conversions.end()) result.best_conversion_seconds = conversion->second;
+    result.best_staged_on_host = evaluator.staged_on_host(*result.best);
   }
   result.wall_seconds = seconds_since(start);
   if (options.budget.wall_time && result.wall_seconds > 1.1 * options.budget.wall_time->count()) {
@@ -275,6 +276,7 @@ std::filesystem::path record_in_profile(const std::filesystem::path& dir, const 
   entry.noise = result.noise.value_or(0.0);
   entry.conversion_seconds = result.best_conversion_seconds;
   entry.layouts_persist = result.layouts_persist;
+  entry.staged_on_host = result.best_staged_on_host;
   entry.strategy = options.strategy;
   entry.evaluations = result.evaluations;
   entry.space_size = result.space_size;

@@ -90,6 +90,15 @@ std::size_t ExecutorState::place(const TaskState& state, SchedulingPolicy policy
   });
 }
 
+bool ExecutorState::dependencies_complete(const TaskState& state) const {
+  bool complete = true;
+  for_each_dependency(state, [&](std::uint64_t before) {
+    const std::shared_ptr<Event>& event = task(before).event;
+    complete = complete && (!event || event->is_complete());
+  });
+  return complete;
+}
+
 ExecutorState::Producers ExecutorState::producers_of(const TaskState& state, const Queue& queue) const {
   Producers producers;
   for_each_dependency(state, [&](std::uint64_t before) {
@@ -114,7 +123,8 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
   if (const KernelWork* kernel = work.kernel()) {
     resolved.emplace(kernels.resolve(*kernel, *devices[d], d));
     if (const auto* tuned = std::get_if<TunedKernelCall>(&kernel->program); tuned && !tuned->layouts.empty()) {
-      views = layouts.plan(work, *tuned, kernel->key, *resolved->configuration, d);
+      views = layouts.plan(work, *tuned, kernel->key, *resolved->configuration, d, resolved->staged_on_host,
+                           dependencies_complete(state));
     }
   }
   const auto name = [&] { return label(id); };

@@ -161,6 +161,9 @@ struct ExecutorState {
     Coherence::Events waits;  ///< on other queues
   };
   Producers producers_of(const TaskState& state, const Queue& queue) const;
+  /// Every task `state` depends on has completed: a host task is done when
+  /// its dependents start, a device task when its event has.
+  bool dependencies_complete(const TaskState& state) const;
   /// Hands evictions started meanwhile to the completion thread.
   void retire_evicted();
   /// Host tasks (host_tasks.cpp).

@@ -9,7 +9,8 @@ KernelResolver::Resolved KernelResolver::resolve(const KernelWork& work, Device&
   if (!prepared.kernel) {
     if (const auto* tuned = std::get_if<TunedKernelCall>(&work.program)) {
       TunedKernel chosen = runtime_.tuned(device, *tuned->tunable, tuned->problem);
-      prepared = {std::move(chosen.kernel), std::move(chosen.range), std::move(chosen.choice.configuration)};
+      prepared = {std::move(chosen.kernel), std::move(chosen.range), std::move(chosen.choice.configuration),
+                  std::move(chosen.choice.staged_on_host)};
     } else {
       const auto& fixed = std::get<FixedKernel>(work.program);
       prepared.kernel = runtime_.program(device, *fixed.source)->kernel(work.kernel_name);
@@ -17,7 +18,7 @@ KernelResolver::Resolved KernelResolver::resolve(const KernelWork& work, Device&
   }
   const LaunchRange& range =
       prepared.range ? *prepared.range : std::get<FixedKernel>(work.program).range;
-  return {*prepared.kernel, range, prepared.range ? &prepared.configuration : nullptr};
+  return {*prepared.kernel, range, prepared.range ? &prepared.configuration : nullptr, prepared.staged_on_host};
 }
 
 }  // namespace alloy::detail

@@ -5,7 +5,9 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "alloy/runtime.hpp"
 #include "task.hpp"
@@ -26,6 +28,9 @@ class KernelResolver {
     const LaunchRange& range;
     /// A tunable kernel's configuration on this device; nullptr for a fixed one.
     const Configuration* configuration;
+    /// The layout arguments the profile converts on the host while staging
+    /// (TunedChoice::staged_on_host); empty for a fixed kernel.
+    const std::vector<std::string>& staged_on_host;
   };
   /// Compiles on first use; the compiler's errors are thrown.
   Resolved resolve(const KernelWork& work, Device& device, std::size_t device_index);
@@ -37,6 +42,7 @@ class KernelResolver {
     /// launches over its task's.
     std::optional<LaunchRange> range;
     Configuration configuration;
+    std::vector<std::string> staged_on_host;
   };
 
   Runtime& runtime_;

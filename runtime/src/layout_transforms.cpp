@@ -1,5 +1,6 @@
-// Conversion kernels between host layouts and device layouts, generated per
-// layout in the portable dialect: FIELD and AT2 read the view's defines.
+// Conversions between host layouts and device layouts: kernels generated per
+// layout in the portable dialect (FIELD and AT2 read the view's defines), and
+// the host's packing for the staged way.
 #include "alloy/layout_conversion.hpp"
 
 #include "alloy/error.hpp"
@@ -69,6 +70,9 @@ LayoutTransform record_transform(const HostRecord& host, std::size_t host_bytes,
   transform.scalars = {KernelArg::from(std::uint64_t{count}), KernelArg::from(std::uint64_t{padded})};
   transform.to_range = line_range(padded);
   transform.from_range = line_range(count);
+  transform.pack_on_host = [host, placement, count](std::span<const std::byte> records, std::span<std::byte> view) {
+    pack_records(host, records, count, placement, view);
+  };
   return transform;
 }
 
@@ -112,6 +116,9 @@ LayoutTransform matrix_transform(const HostMatrix& host, const MatrixPlacement& 
   transform.scalars = {KernelArg::from(std::uint64_t{host.rows}), KernelArg::from(std::uint64_t{host.columns})};
   transform.to_range = grid_range(padded_rows, padded_columns);
   transform.from_range = grid_range(host.rows, host.columns);
+  transform.pack_on_host = [host, placement](std::span<const std::byte> matrix, std::span<std::byte> view) {
+    pack_matrix(host, matrix, placement, view);
+  };
   return transform;
 }
 

@@ -2,6 +2,8 @@
 // device, and the bookkeeping that says when a view is current.
 #include "layout_views.hpp"
 
+#include <algorithm>
+
 #include "buffer_state.hpp"
 
 namespace alloy::detail {
@@ -60,9 +62,17 @@ LayoutViews::View& LayoutViews::view_for(const Use& use, const Task& task) {
   return views_[task.accesses[use.access].slice.storage->id()][use.transform->key];
 }
 
+bool LayoutViews::settled_at_home(const BufferStorage& buffer) {
+  const BufferState& state = state_of(buffer);
+  return state.host_valid.missing({0, buffer.size()}).empty() &&
+         std::all_of(state.host_fills.begin(), state.host_fills.end(),
+                     [](const PendingFill& fill) { return fill.event->is_complete(); });
+}
+
 std::vector<LayoutViews::Use> LayoutViews::plan(const Task& task, const TunedKernelCall& call,
                                                 std::uint64_t kernel_key, const Configuration& configuration,
-                                                std::size_t device) {
+                                                std::size_t device, const std::vector<std::string>& staged_on_host,
+                                                bool inputs_settled) {
   std::vector<Use> uses;
   for (const LayoutBinding& binding : call.layouts) {
     const Access& access = task.accesses[binding.access];
@@ -79,6 +89,13 @@ std::vector<LayoutViews::Use> LayoutViews::plan(const Task& task, const TunedKer
       // A kernel that overwrites the whole buffer needs nothing converted in.
       use.convert_in = reads(access.mode) && !current(view, buffer, device);
       use.convert_out = writes(access.mode);
+      // Staging pays off only where the buffer's bytes would otherwise be
+      // uploaded first: not where the device holds them already.
+      const std::string& parameter = binding.matrix ? call.tunable->matrices[binding.declaration].parameter
+                                                    : call.tunable->records[binding.declaration].parameter;
+      use.staged = use.convert_in && !use.convert_out && inputs_settled &&
+                   std::find(staged_on_host.begin(), staged_on_host.end(), parameter) != staged_on_host.end() &&
+                   coherence_.missing_bytes(access, device) > 0 && settled_at_home(buffer);
     }
     uses.push_back(std::move(use));
   }
@@ -86,7 +103,11 @@ std::vector<LayoutViews::Use> LayoutViews::plan(const Task& task, const TunedKer
 }
 
 std::vector<Access> LayoutViews::with_views(const std::vector<Access>& accesses, const std::vector<Use>& uses) {
-  std::vector<Access> all = accesses;
+  std::vector<Access> all;
+  for (std::size_t i = 0; i < accesses.size(); ++i) {
+    const bool staged = std::any_of(uses.begin(), uses.end(), [&](const Use& use) { return use.access == i && use.staged; });
+    if (!staged) all.push_back(accesses[i]);
+  }
   for (const Use& use : uses) {
     if (use.view) all.push_back(write(whole(use.view)));
   }
@@ -100,7 +121,9 @@ DeviceBuffer& LayoutViews::prepare(const Use& use, const Task& task, std::size_t
   // The buffer's own bytes feed the conversion in, and must be whole on the
   // device for the conversion back: that writes only the fields, leaving
   // the bytes around them as they are.
-  if (use.convert_in || use.convert_out) coherence_.prepare_on_device(read(access.slice), device, producers, waits);
+  if ((use.convert_in && !use.staged) || use.convert_out) {
+    coherence_.prepare_on_device(read(access.slice), device, producers, waits);
+  }
   if (!use.convert_in) {
     // Current here: made by a command that may run on another lane still.
     const auto converted = view_for(use, task).converted.find(device);
@@ -117,12 +140,21 @@ DeviceBuffer& LayoutViews::prepare(const Use& use, const Task& task, std::size_t
 void LayoutViews::convert_in(const Use& use, const Task& task, std::size_t device, Queue& queue) {
   if (!use.convert_in) return;
   const Access& access = task.accesses[use.access];
-  BufferState& buffer = state_of(*access.slice.storage);
-  DeviceBuffer& from = *buffer.replicas.at(devices_[device]).memory;
+  BufferStorage& storage = *access.slice.storage;
+  BufferState& buffer = state_of(storage);
   DeviceBuffer& to = *state_of(*use.view).replicas.at(devices_[device]).memory;
-  const std::shared_ptr<Event> converted =
-      launch_layout_transform(queue, *use.to_layout, use.transform->to_range, *use.transform, from, to);
-  coherence_.used_on_device(read(access.slice), device, queue, converted);
+  std::erase_if(staging_, [](const auto& staged) { return staged.first->is_complete(); });
+  std::shared_ptr<Event> converted;
+  if (use.staged) {
+    std::vector<std::byte> packed(use.transform->view_bytes);
+    use.transform->pack_on_host({storage.host_data(), storage.size()}, packed);
+    converted = queue.write(to, 0, packed.data(), packed.size());
+    staging_.emplace_back(converted, std::move(packed));
+  } else {
+    DeviceBuffer& from = *buffer.replicas.at(devices_[device]).memory;
+    converted = launch_layout_transform(queue, *use.to_layout, use.transform->to_range, *use.transform, from, to);
+    coherence_.used_on_device(read(access.slice), device, queue, converted);
+  }
   coherence_.used_on_device(write(whole(use.view)), device, queue, converted);
   view_for(use, task).converted[device] = {state_of(*use.view).replicas.at(devices_[device]).serial,
                                            buffer.version, converted};

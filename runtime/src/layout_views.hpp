@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "alloy/runtime.hpp"
@@ -24,6 +25,13 @@ namespace alloy::detail {
 /// bytes are always current and every other task, host and device, reads
 /// them as ever. Views of one buffer in two layouts are two views.
 ///
+/// A view a kernel only reads may instead be packed on the host and
+/// uploaded in place of the buffer's bytes, when the device's profile says
+/// that measured faster (ProfileEntry::staged_on_host) and the host holds
+/// every byte of the buffer, settled: then the device holds the view alone.
+/// A kernel that writes converts on the device, since the conversion back
+/// needs the buffer's bytes there.
+///
 /// Not thread-safe: the executor calls it under its lock.
 class LayoutViews {
  public:
@@ -39,21 +47,28 @@ class LayoutViews {
     std::shared_ptr<const LayoutTransform> transform;
     bool convert_in = false;   ///< the view is stale on the device
     bool convert_out = false;  ///< the kernel writes the view
+    bool staged = false;       ///< converted in on the host, uploaded as the view
   };
 
   /// The uses of a kernel task's layout arguments on `device` under its
-  /// configuration there. Compiles the conversions on first use (their
-  /// errors are thrown before anything is enqueued).
+  /// configuration there; `staged_on_host` names the arguments the profile
+  /// converts on the host, which is done when `inputs_settled` (the task's
+  /// dependencies have completed: nothing still writes the host's bytes).
+  /// Compiles the conversions on first use (their errors are thrown before
+  /// anything is enqueued).
   std::vector<Use> plan(const Task& task, const TunedKernelCall& call, std::uint64_t kernel_key,
-                        const Configuration& configuration, std::size_t device);
-  /// The task's accesses with those of its views added, for residency.
+                        const Configuration& configuration, std::size_t device,
+                        const std::vector<std::string>& staged_on_host, bool inputs_settled);
+  /// The task's accesses with those of its views added, for residency; a
+  /// staged use needs its view only.
   static std::vector<Access> with_views(const std::vector<Access>& accesses, const std::vector<Use>& uses);
 
   /// Makes what `use` needs on the device valid, adding what the commands
   /// must wait for to `waits`; returns the memory to pass to the kernel.
   DeviceBuffer& prepare(const Use& use, const Task& task, std::size_t device, const Coherence::Events& producers,
                         Coherence::Events& waits);
-  /// Enqueues the conversion into the view where it is stale; after prepare
+  /// Enqueues the conversion into the view where it is stale (for a staged
+  /// use, packs the host's bytes and enqueues their upload); after prepare
   /// and the waits, before the kernel.
   void convert_in(const Use& use, const Task& task, std::size_t device, Queue& queue);
   /// Records the kernel's use of the view and converts written views back;
@@ -90,12 +105,16 @@ class LayoutViews {
   View& view_of(const BufferStorage& buffer, const LayoutTransform& transform);
   bool current(const View& view, const BufferStorage& buffer, std::size_t device) const;
   View& view_for(const Use& use, const Task& task);
+  /// The host holds every byte of `buffer`, with no copy home still on its way.
+  static bool settled_at_home(const BufferStorage& buffer);
 
   Runtime& runtime_;
   const std::vector<Device*>& devices_;
   Coherence& coherence_;
   std::map<std::tuple<std::size_t, std::uint64_t, std::uint64_t, std::size_t>, Prepared> prepared_;
   std::map<std::uint64_t, std::map<std::string, View>> views_;  ///< by buffer id, then transform key
+  /// Packed bytes on their way to a device: kept until their upload completes.
+  std::vector<std::pair<std::shared_ptr<Event>, std::vector<std::byte>>> staging_;
 };
 
 }  // namespace alloy::detail

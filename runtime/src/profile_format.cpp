@@ -124,6 +124,14 @@ ProfileEntry parse_entry(const json& value, std::size_t index) {
     if (!persist.is_boolean()) throw Malformed{where + ": \"layouts_persist\" is not true or false"};
     entry.layouts_persist = persist.get<bool>();
   }
+  if (value.contains("staged_on_host")) {
+    const json& staged = value["staged_on_host"];
+    if (!staged.is_array()) throw Malformed{where + ": \"staged_on_host\" is not an array"};
+    for (const json& parameter : staged) {
+      if (!parameter.is_string()) throw Malformed{where + ": \"staged_on_host\" holds a value that is not a name"};
+      entry.staged_on_host.push_back(parameter.get<std::string>());
+    }
+  }
   const json& budget = field(value, "budget", where);
   if (!budget.is_object()) throw Malformed{where + ": \"budget\" is not an object"};
   entry.strategy = string_field(budget, "strategy", where + " budget");
@@ -164,6 +172,7 @@ std::string to_json(const DeviceProfile& profile) {
                        {"noise", entry.noise},
                        {"conversion_seconds", entry.conversion_seconds},
                        {"layouts_persist", entry.layouts_persist},
+                       {"staged_on_host", entry.staged_on_host},
                        {"budget",
                         {{"strategy", entry.strategy},
                          {"evaluations", entry.evaluations},

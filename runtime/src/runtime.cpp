@@ -39,7 +39,7 @@ TunedKernel Runtime::tuned(Device& device, const TunableKernel& kernel, const Ex
                   "-level entry for " + kernel.name + " does not work on " + device.label() + " (" +
                   error.what() + "); using the kernel's defaults");
     }
-    choice = {kernel.default_configuration(), ProfileMatch::defaults, std::nullopt, {}, std::nullopt};
+    choice = {kernel.default_configuration(), ProfileMatch::defaults, std::nullopt, {}, std::nullopt, {}};
   }
   return configure(device, kernel, problem, std::move(choice));
 }

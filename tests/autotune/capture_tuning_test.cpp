@@ -207,6 +207,8 @@ TEST_CASE("Autotune.Capture.conversions_are_priced_unless_the_layouts_persist") 
         REQUIRE(measurement.outcome == autotune::Outcome::ok);
         CHECK(measurement.conversion_seconds > 0);
         if (!persist) CHECK(measurement.seconds >= measurement.conversion_seconds);
+        // Only what the kernel reads and does not write may be staged.
+        for (const std::string& staged : evaluator.staged_on_host(configuration)) CHECK(staged == "particles");
       }
     }
     // The profile keeps both the conversions' cost and whether it was priced.
@@ -227,6 +229,9 @@ TEST_CASE("Autotune.Capture.conversions_are_priced_unless_the_layouts_persist") 
       REQUIRE(parsed.profile->entries.size() == 1);
       CHECK(parsed.profile->entries[0].conversion_seconds == result.best_conversion_seconds);
       CHECK(parsed.profile->entries[0].layouts_persist == persist);
+      CHECK(parsed.profile->entries[0].staged_on_host == result.best_staged_on_host);
+      MESSAGE("staged on the host by " << device.label() << ": "
+                                       << (result.best_staged_on_host.empty() ? std::string("nothing") : "particles"));
     }
   });
 }

@@ -61,6 +61,7 @@ ProfileEntry entry(const TunableKernel& kernel, Extent problem, std::int64_t blo
   result.seconds = 1e-3;
   result.default_seconds = 4e-3;
   result.noise = 0.25;
+  result.staged_on_host = {"particles"};
   result.strategy = "annealing";
   result.evaluations = 12;
   result.space_size = 12;
@@ -111,6 +112,7 @@ TEST_CASE("Autotune.Profile.json_round_trip") {
   CHECK(first.seconds == doctest::Approx(1e-3));
   CHECK(first.default_seconds == doctest::Approx(4e-3));
   CHECK(first.noise == doctest::Approx(0.25));
+  CHECK(first.staged_on_host == std::vector<std::string>{"particles"});
   CHECK(first.strategy == "annealing");
   CHECK(first.evaluations == 12);
   CHECK(first.tuning_seconds == doctest::Approx(3.5));
@@ -270,6 +272,8 @@ TEST_CASE("Autotune.Profile.hostile_values_rejected") {
       with("\"evaluations\": 12", "\"evaluations\": -12"),
       with("\"noise\": 0.25", "\"noise\": -0.25"),
       with("\"noise\": 0.25", "\"noise\": \"high\""),
+      with("\"particles\"", "7"),
+      with("\"staged_on_host\": [", "\"staged_on_host\": \"particles\", \"ignored\": ["),
       std::string(17u << 20, ' '),
       "[]",
       "null",

@@ -1,8 +1,11 @@
 // Kernel tasks whose configuration wants their buffers in another layout:
-// the executor converts on the device, keeps the converted copy while it is
-// current, converts writes back, and serves two layouts of one buffer.
+// the executor converts on the device or while staging the upload, keeps the
+// converted copy while it is current, converts writes back, and serves two
+// layouts of one buffer.
 
+#include "replicas.hpp"
 #include "support/layout_kernels.hpp"
+#include "support/temporary_folder.hpp"
 #include "support/test_devices.hpp"
 
 namespace alloy::test {
@@ -30,7 +33,79 @@ bool same(const Particle& a, const Particle& b) {
          a.y == b.y;
 }
 
+/// A profile for `device` that runs record_step (n records) with soa
+/// particles and aosoa:5 results, and record_advance with soa particles,
+/// both staging their particles on the host when `staged`.
+void write_staging_profile(const std::filesystem::path& folder, const Device& device, int n, bool staged) {
+  DeviceProfile profile = DeviceProfile::for_device(device.info());
+  ProfileEntry step;
+  step.kernel = record_step_kernel().name;
+  step.source_hash = record_step_kernel().source_hash();
+  step.problem = Extent(n);
+  step.configuration = {{"PARTICLES", 1}, {"RESULTS", 3}};
+  step.seconds = 1e-4;
+  if (staged) step.staged_on_host = {"particles", "results"};
+  profile.put(step);
+  ProfileEntry advance = step;
+  advance.kernel = record_advance_kernel().name;
+  advance.source_hash = record_advance_kernel().source_hash();
+  advance.configuration = {{"PARTICLES", 1}};
+  profile.put(advance);
+  write_profile(ProfileStore::file_for(folder, device.info()), profile);
+}
+
 }  // namespace
+
+TEST_CASE("Executor.Layouts.read_views_are_staged_on_the_host_where_the_profile_says") {
+  for_each_device([](Device& device) {
+    const int n = 1003;  // not a multiple of the results' aosoa width
+    for (const bool staged : {false, true}) {
+      CAPTURE(staged);
+      TemporaryFolder folder("staged-layouts");
+      write_staging_profile(folder.path, device, n, staged);
+      ProfiledRuntime tuned = runtime_with_profiles(folder.path, device);
+      ExecutorOptions options;
+      options.devices = {tuned.device};
+      Executor executor(*tuned.runtime, options);
+
+      std::vector<Particle> model = random_particles(n, 31);
+      Buffer<Particle> particles{std::span<const Particle>(model)};
+      particles.describe(particle_record());
+      Buffer<StepResult> results(n);
+      results.describe(step_result_record());
+      executor.kernel(record_step_kernel(), Extent(n), {n, read(particles), write(results)});
+      executor.synchronize(results);
+      check_step(model, results.host());
+      // Staged, the device holds the particles' soa view and not their bytes;
+      // the results, written, convert on the device and are there.
+      CHECK(has_replica(*particles.storage(), tuned.device) == !staged);
+      CHECK(has_replica(*results.storage(), tuned.device));
+
+      // Changed on the host: staged again from the new bytes.
+      executor.host({read_write(particles.whole())}, [&] {
+        for (Particle& p : particles.host()) p.count += 5;
+      });
+      for (Particle& p : model) p.count += 5;
+      executor.kernel(record_step_kernel(), Extent(n), {n, read(particles), write(results)});
+      executor.synchronize(results);
+      check_step(model, results.host());
+      CHECK(has_replica(*particles.storage(), tuned.device) == !staged);
+
+      // Written on the device, the particles convert there: the host has
+      // no current bytes to stage, and record_advance's own view converts
+      // back through the buffer's bytes on the device.
+      executor.kernel(record_advance_kernel(), Extent(n), {n, read_write(particles)});
+      for (Particle& p : model) p = advanced(p);
+      executor.kernel(record_step_kernel(), Extent(n), {n, read(particles), write(results)});
+      executor.synchronize(results);
+      check_step(model, results.host());
+      CHECK(has_replica(*particles.storage(), tuned.device));
+      executor.synchronize(particles);
+      for (int i = 0; i < n; ++i) REQUIRE(same(particles.host()[i], model[i]));
+      executor.wait();
+    }
+  });
+}
 
 TEST_CASE("Executor.Layouts.kernel_gets_its_layouts_and_writes_come_back") {
   for_each_device([](Device& device) {

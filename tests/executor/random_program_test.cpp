@@ -5,7 +5,9 @@
 // times, 1-3 compute lanes, one or two devices, memory caps that force
 // eviction, two executors on one runtime at once, and kernels that want a
 // buffer's records (pairs of uints) in a layout of their own: aos, soa or
-// aosoa, different ones in turn on one buffer.
+// aosoa, different ones in turn on one buffer; in some programs a profile
+// says to stage the records pair_sum reads on the host (packed there and
+// uploaded), the rest converting on the device.
 //
 // By default as many programs as fit in 60 s run (ALLOY_RANDOM_SECONDS
 // changes that); ALLOY_RANDOM_PROGRAMS=N runs exactly N. The first program's
@@ -24,6 +26,7 @@
 #include "embedded/conformance_source.hpp"
 #include "embedded/pair_layouts_source.hpp"
 #include "support/layout_kernels.hpp"
+#include "support/temporary_folder.hpp"
 #include "support/test_devices.hpp"
 
 namespace alloy::test {
@@ -41,16 +44,62 @@ HostRecord pair_record() { return host_record<Pair>("Pair", {ALLOY_HOST_FIELD(Pa
 
 const std::vector<std::string> pair_layouts = {"aos", "soa", "aosoa:3", "aosoa:8"};
 
-/// pair_scale or pair_sum with its records in pair_layouts[layout].
+/// pair_scale or pair_sum with its records in pair_layouts[layout]; each
+/// layout has a name of its own, for a profile entry of its own.
 TunableKernel pair_kernel(const std::string& kernel_name, int layout) {
   TunableKernel kernel;
-  kernel.name = "test." + kernel_name;
+  kernel.name = "test." + kernel_name + "." + pair_layouts[layout];
   kernel.source = {"pair_layouts.cl", std::string(alloy_kernels::pair_layouts_source), ""};
   kernel.kernel_name = kernel_name;
   kernel.parameters = {{"PAIRS", {0, 1, 2, 3}, 0, pair_layouts}};
   kernel.launch = {{0, {}, {}, {32, {}, {}}}};
   kernel.records = {{"pairs", {{"a", ScalarType::u32}, {"b", ScalarType::u32}}, "n", "PAIRS"}};
   return with_only(kernel, "PAIRS", layout);
+}
+
+/// A second runtime over the same devices whose profiles stage the records
+/// of pair_sum and pair_scale on the host in every layout: pair_sum reads
+/// them, so they are staged; pair_scale writes them, so they convert on the
+/// device all the same.
+struct StagingRuntime {
+  TemporaryFolder folder{"random-staging"};
+  std::unique_ptr<Runtime> runtime;
+
+  StagingRuntime() {
+    for (Device* device : selected_devices()) {
+      DeviceProfile profile = DeviceProfile::for_device(device->info());
+      for (int layout = 0; layout < static_cast<int>(pair_layouts.size()); ++layout) {
+        for (const auto& [name, problem] : {std::pair{"pair_sum", 1}, std::pair{"pair_scale", pairs}}) {
+          const TunableKernel kernel = pair_kernel(name, layout);
+          ProfileEntry entry;
+          entry.kernel = kernel.name;
+          entry.source_hash = kernel.source_hash();
+          entry.problem = Extent(problem);
+          entry.configuration = {{"PAIRS", layout}};
+          entry.seconds = 1e-5;
+          entry.staged_on_host = {"pairs"};
+          profile.put(entry);
+        }
+      }
+      write_profile(ProfileStore::file_for(folder.path, device->info()), profile);
+    }
+    RuntimeOptions options;
+    options.profiles = folder.path;
+    options.cache_dir = alloy::test::runtime().program_cache().dir();
+    runtime = std::make_unique<Runtime>(options);
+  }
+
+  /// The device of this runtime at the place of `device` in the shared one
+  /// (every Runtime of a process lists its devices in one order).
+  Device* same_as(const Device* device) const {
+    const auto& shared = alloy::test::runtime().devices();
+    return runtime->devices().at(static_cast<std::size_t>(std::find(shared.begin(), shared.end(), device) - shared.begin()));
+  }
+};
+
+StagingRuntime& staging_runtime() {
+  static StagingRuntime staging;
+  return staging;
 }
 
 /// One step of a program, applied to the executor or to the host model.
@@ -258,13 +307,15 @@ struct Part {
   bool as_graph = false;
   bool wait_between_runs = false;
   bool wait_on_the_run = false;  ///< between runs, Run::wait() rather than Executor::wait()
+  bool staged = false;           ///< on staging_runtime(): pair_sum's records staged on the host
 
   std::string describe() const {
     std::ostringstream text;
     text << options.devices.size() << " device(s), " << options.compute_lanes << " lane(s), policy "
          << static_cast<int>(options.policy) << ", memory cap " << options.device_memory_limit
          << ", " << buffers << " buffers, " << runs << (as_graph ? " graph run(s)" : " submission(s)")
-         << (wait_between_runs ? (wait_on_the_run ? " with Run::wait()" : " with wait()") : "") << ":";
+         << (wait_between_runs ? (wait_on_the_run ? " with Run::wait()" : " with wait()") : "")
+         << (staged ? ", read records staged on the host" : "") << ":";
     for (const Step& step : steps) text << "\n  " << alloy::test::describe(step);
     return text.str();
   }
@@ -287,6 +338,7 @@ Part random_part(std::mt19937& random, const std::vector<Device*>& devices) {
   part.as_graph = random() % 2 == 0;
   part.wait_between_runs = random() % 4 == 0;
   part.wait_on_the_run = random() % 2 == 0;
+  part.staged = random() % 2 == 0;
   const int length = 4 + static_cast<int>(random() % 20);
   for (int s = 0; s < length; ++s) part.steps.push_back(random_step(random, part.buffers, part.records));
   return part;
@@ -309,7 +361,11 @@ std::string run_part(const Part& part, unsigned buffer_seed) {
     for (const Step& step : part.steps) apply_on_host(step, model, expected_seen);
   }
 
-  Executor executor(runtime(), part.options);
+  ExecutorOptions options = part.options;
+  if (part.staged) {
+    for (Device*& device : options.devices) device = staging_runtime().same_as(device);
+  }
+  Executor executor(part.staged ? *staging_runtime().runtime : runtime(), options);
   Graph graph;
   if (part.as_graph) {
     for (const Step& step : part.steps) submit(step, graph, buffers, observations);

@@ -61,6 +61,17 @@ std::string why_nothing_was_found(const TuningResult& result) {
   return text;
 }
 
+// "    layouts: converting costs 0.12 ms per run, priced; converted on the
+// device" for a configuration with layouts to convert; else nothing.
+std::string layouts(const TuningResult& result) {
+  if (!result.best || result.best_conversion_seconds == 0) return "";
+  std::string staged;
+  for (const std::string& name : result.best_staged_on_host) staged += (staged.empty() ? "" : ", ") + name;
+  return "    layouts: converting costs " + format_seconds(result.best_conversion_seconds) + " per run, " +
+         (result.layouts_persist ? "not priced (--layouts-persist)" : "priced") + "; " +
+         (staged.empty() ? "converted on the device" : "staged on the host: " + staged) + '\n';
+}
+
 }  // namespace
 
 std::string format_table(const std::vector<ReportRow>& rows) {
@@ -96,6 +107,7 @@ std::string format_table(const std::vector<ReportRow>& rows) {
     if (!rows[i].error.empty()) table += "    error: " + rows[i].error + '\n';
     else if (!rows[i].configuration.empty()) table += "    best: " + rows[i].configuration + '\n';
     else table += why_nothing_was_found(rows[i].result);
+    table += layouts(rows[i].result);
     if (!rows[i].result.overrun.empty()) table += "    time: " + rows[i].result.overrun + '\n';
     if (rows[i].result.noise && *rows[i].result.noise > noisy) {
       table += "    noise: the default's time moved " + percent(*rows[i].result.noise) +
@@ -129,6 +141,9 @@ std::string format_json(const std::vector<ReportRow>& rows) {
                                        ? nlohmann::json(*r.default_seconds / *r.best_seconds)
                                        : nullptr},
                        {"configuration", row.configuration},
+                       {"conversion_seconds", r.best_conversion_seconds},
+                       {"layouts_persist", r.layouts_persist},
+                       {"staged_on_host", r.best_staged_on_host},
                        {"evaluations", r.evaluations},
                        {"resumed", r.resumed},
                        {"failures", failures_by_kind},

@@ -1,10 +1,13 @@
-// The kernels that convert a buffer between its host layout and a device
-// layout, on the device: the executor's views are made with them, and the
-// tuner times them to price a layout's conversions.
+// The conversions of a buffer between its host layout and a device layout:
+// by kernels on the device, or on the host while staging the upload. The
+// executor's views are made with them, and the tuner times both ways to
+// price a layout's conversions and to say which way a device should take.
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -33,6 +36,10 @@ struct LayoutTransform {
   std::vector<KernelArg> scalars;
   LaunchRange to_range{Extent(1)};
   LaunchRange from_range{Extent(1)};
+  /// The same conversion into the layout on the host: from the host's
+  /// bytes into view_bytes bytes for the device (padding as zeros), to be
+  /// uploaded in place of the host bytes and the to_layout kernel.
+  std::function<void(std::span<const std::byte> host, std::span<std::byte> view)> pack_on_host;
 };
 
 /// For `host_bytes` bytes of records `host` laid out as `placement`;

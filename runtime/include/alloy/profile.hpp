@@ -36,6 +36,11 @@ struct ProfileEntry {
   /// `layouts_persist` (the tuner was told the layouts outlive many launches).
   double conversion_seconds = 0;
   bool layouts_persist = false;
+  /// The layout arguments (by parameter name) this device converts into
+  /// the configuration's layout faster on the host, while staging the
+  /// upload, than by a conversion kernel on the device; the others convert
+  /// on the device.
+  std::vector<std::string> staged_on_host;
   // The tuning budget spent on it.
   std::string strategy;
   std::size_t evaluations = 0;
@@ -92,6 +97,8 @@ struct TunedChoice {
   /// of their element counts: what the scheduler expects before it has
   /// measured the kernel itself. Nothing for the defaults.
   std::optional<double> seconds;
+  /// ProfileEntry::staged_on_host of the entry; empty for the defaults.
+  std::vector<std::string> staged_on_host;
 };
 
 /// The profiles in a folder (every `*.json` in it) or one file, read on first

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "alloy/autotune/harness.hpp"
@@ -82,6 +83,10 @@ class Evaluator {
   /// ok, without writing inputs or verifying; nothing when a run fails. Its
   /// compiled kernel is kept for the next call: for confirmation rounds.
   std::optional<double> retime(const Configuration& configuration, std::size_t runs);
+  /// The layout arguments the configuration converts into its layouts
+  /// faster on the host, while staging the upload, than on the device
+  /// (ProfileEntry::staged_on_host); empty when a conversion fails to run.
+  std::vector<std::string> staged_on_host(const Configuration& configuration);
 
   Device& device() const;
 

@@ -78,6 +78,9 @@ struct TuningResult {
   /// MeasureOptions::layouts_persist), included in best_seconds unless the
   /// layouts persist; 0 for kernels without layout arguments.
   double best_conversion_seconds = 0;
+  /// The best configuration's layout arguments converted on the host while
+  /// staging (Evaluator::staged_on_host).
+  std::vector<std::string> best_staged_on_host;
   bool layouts_persist = false;
   std::optional<double> default_seconds;
   std::size_t evaluations = 0;  ///< including resumed
