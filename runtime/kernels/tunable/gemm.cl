@@ -85,26 +85,18 @@ typedef GEMM_CAT(REAL, VWN) gemm_run;
 #define gemm_store(value, p) GEMM_CAT(vstore, VWN)(value, 0, p)
 #define gemm_zero() ((gemm_run)((REAL)0))
 #define gemm_madd(scalar, run, sum) ((scalar) * (run) + (sum))
-// Element e of a run, for the checked path (.s0 ... .sf by index).
-INLINE REAL gemm_element(gemm_run run, int e) {
-  REAL elements[VWN];
-  GEMM_CAT(vstore, VWN)(run, 0, elements);
-  return elements[e];
-}
-INLINE gemm_run gemm_set(gemm_run run, int e, REAL value) {
-  REAL elements[VWN];
-  GEMM_CAT(vstore, VWN)(run, 0, elements);
-  elements[e] = value;
-  return GEMM_CAT(vload, VWN)(0, elements);
-}
+// A run to and from its elements, for the checked path: through a private
+// array, one vector load or store for all VWN elements.
+#define gemm_private_load(elements) GEMM_CAT(vload, VWN)(0, elements)
+#define gemm_private_store(run, elements) GEMM_CAT(vstore, VWN)(run, 0, elements)
 #elif defined(ALLOY_BACKEND_OPENCL)
 typedef REAL gemm_run;
 #define gemm_load(p) (*(p))
 #define gemm_store(value, p) (*(p) = (value))
 #define gemm_zero() ((REAL)0)
 #define gemm_madd(scalar, run, sum) ((scalar) * (run) + (sum))
-#define gemm_element(run, e) (run)
-#define gemm_set(run, e, value) (value)
+#define gemm_private_load(elements) ((elements)[0])
+#define gemm_private_store(run, elements) ((elements)[0] = (run))
 #else
 typedef struct { REAL e[VWN]; } gemm_run;
 INLINE gemm_run gemm_load(const REAL* p) {
@@ -128,11 +120,8 @@ INLINE gemm_run gemm_madd(REAL scalar, gemm_run run, gemm_run sum) {
   for (int e = 0; e < VWN; ++e) sum.e[e] += scalar * run.e[e];
   return sum;
 }
-INLINE REAL gemm_element(gemm_run run, int e) { return run.e[e]; }
-INLINE gemm_run gemm_set(gemm_run run, int e, REAL value) {
-  run.e[e] = value;
-  return run;
-}
+#define gemm_private_load(elements) gemm_load(elements)
+#define gemm_private_store(run, elements) gemm_store(run, elements)
 #endif
 
 // Element (m, k) of op(A) and (k, n) of op(B), as stored.
@@ -151,14 +140,17 @@ INLINE gemm_run gemm_set(gemm_run run, int e, REAL value) {
 #define GEMM_B_AT(k, n, check) ((!(check) || ((k) < K && (n) < N)) ? GEMM_B(k, n) : (REAL)0)
 
 // A run of op(B) at row k from column n: one vector load where the run is
-// contiguous (B not transposed) and inside B, else element by element.
+// contiguous (B not transposed) and inside B, zero where it lies wholly
+// outside, element by element only where it straddles B's last column. On
+// an edge tile most runs are one of the first two.
 INLINE gemm_run gemm_b_run(GLOBAL const REAL* restrict b, const int N, const int K, int k, int n, int check) {
 #if !TRANSB
-  if (!check) return gemm_load(&b[(size_t)k * N + n]);
+  if (!check || (k < K && n + VWN <= N)) return gemm_load(&b[(size_t)k * N + n]);
 #endif
-  gemm_run run = gemm_zero();
-  for (int e = 0; e < VWN; ++e) run = gemm_set(run, e, GEMM_B_AT(k, n + e, check));
-  return run;
+  if (check && (k >= K || n >= N)) return gemm_zero();
+  REAL elements[VWN];
+  for (int e = 0; e < VWN; ++e) elements[e] = GEMM_B_AT(k, n + e, check);
+  return gemm_private_load(elements);
 }
 
 // The tiles of one KWG-deep step at k0 into local memory (SA, SB).
@@ -199,23 +191,30 @@ INLINE gemm_run gemm_b_run(GLOBAL const REAL* restrict b, const int N, const int
 
 // One KWG-deep step at k0: the tiles, then the products into acc. `check`
 // is a literal where the macro is used, so each use compiles to a loop with
-// or without bounds checks. The barrier after: the next step overwrites the
-// tiles others may still be reading.
-#define GEMM_STEP(k0, check)                                                              \
-  {                                                                                       \
-    GEMM_LOAD_A_TILE(k0, check)                                                           \
-    GEMM_LOAD_B_TILE(k0, check)                                                           \
-    GEMM_TILE_BARRIER();                                                                  \
-    _Pragma("unroll") for (int k = 0; k < KWG; ++k) {                                     \
-      gemm_run b_runs[GEMM_RUNS];                                                         \
-      _Pragma("unroll") for (int r = 0; r < GEMM_RUNS; ++r) b_runs[r] = GEMM_B_RUN(k0, k, r, check); \
-      _Pragma("unroll") for (int mi = 0; mi < GEMM_MWI; ++mi) {                           \
-        const REAL a_value = GEMM_A_VALUE(k0, k, mi, check);                              \
-        _Pragma("unroll") for (int r = 0; r < GEMM_RUNS; ++r) acc[mi][r] =                \
-            gemm_madd(a_value, b_runs[r], acc[mi][r]);                                    \
-      }                                                                                   \
-    }                                                                                     \
-    GEMM_TILE_BARRIER();                                                                  \
+// or without bounds checks. Checked, a work-item whose elements all lie
+// outside C computes nothing (it still helps load the tiles), and the step
+// ends at K: an edge tile or a last step that is mostly outside costs little.
+// The barrier after: the next step overwrites the tiles others may still be
+// reading.
+#define GEMM_STEP(k0, check)                                                                              \
+  {                                                                                                       \
+    GEMM_LOAD_A_TILE(k0, check)                                                                           \
+    GEMM_LOAD_B_TILE(k0, check)                                                                           \
+    GEMM_TILE_BARRIER();                                                                                  \
+    if (!(check) || has_work) {                                                                           \
+      _Pragma("unroll") for (int k = 0; k < KWG; ++k) {                                                   \
+        if (!(check) || (k0) + k < K) {                                                                   \
+          gemm_run b_runs[GEMM_RUNS];                                                                     \
+          _Pragma("unroll") for (int r = 0; r < GEMM_RUNS; ++r) b_runs[r] = GEMM_B_RUN(k0, k, r, check);  \
+          _Pragma("unroll") for (int mi = 0; mi < GEMM_MWI; ++mi) {                                       \
+            const REAL a_value = GEMM_A_VALUE(k0, k, mi, check);                                          \
+            _Pragma("unroll") for (int r = 0; r < GEMM_RUNS; ++r) acc[mi][r] =                            \
+                gemm_madd(a_value, b_runs[r], acc[mi][r]);                                                \
+          }                                                                                               \
+        }                                                                                                 \
+      }                                                                                                   \
+    }                                                                                                     \
+    GEMM_TILE_BARRIER();                                                                                  \
   }
 
 KERNEL void gemm(const int M, const int N, const int K, GLOBAL const REAL* restrict a,
@@ -245,6 +244,8 @@ KERNEL void gemm(const int M, const int N, const int K, GLOBAL const REAL* restr
   // The same for every work-item of the group: no divergence inside it.
   // Two copies of the step, not one per case: each costs compile time.
   const int inside = m0 + MWG <= M && n0 + NWG <= N;
+  // A work-item's first row and column are its smallest.
+  const int has_work = m0 + GEMM_ROW(tid_m, 0) < M && n0 + GEMM_RUN(tid_n, 0) < N;
   for (int k0 = 0; k0 < K; k0 += KWG) {
     if (inside && k0 + KWG <= K) {
       GEMM_STEP(k0, 0)
@@ -259,11 +260,13 @@ KERNEL void gemm(const int M, const int N, const int K, GLOBAL const REAL* restr
 #pragma unroll
     for (int r = 0; r < GEMM_RUNS; ++r) {
       const int n = n0 + GEMM_RUN(tid_n, r);
-      if (inside) {
+      if (inside || (m < M && n + VWN <= N)) {
         gemm_store(acc[mi][r], &c[(size_t)m * N + n]);
-      } else if (m < M) {
+      } else if (m < M && n < N) {
+        REAL elements[VWN];
+        gemm_private_store(acc[mi][r], elements);
         for (int e = 0; e < VWN; ++e) {
-          if (n + e < N) c[(size_t)m * N + n + e] = gemm_element(acc[mi][r], e);
+          if (n + e < N) c[(size_t)m * N + n + e] = elements[e];
         }
       }
     }
