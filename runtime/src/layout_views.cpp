@@ -105,7 +105,8 @@ std::vector<LayoutViews::Use> LayoutViews::plan(const Task& task, const TunedKer
 std::vector<Access> LayoutViews::with_views(const std::vector<Access>& accesses, const std::vector<Use>& uses) {
   std::vector<Access> all;
   for (std::size_t i = 0; i < accesses.size(); ++i) {
-    const bool staged = std::any_of(uses.begin(), uses.end(), [&](const Use& use) { return use.access == i && use.staged; });
+    const bool staged =
+        std::any_of(uses.begin(), uses.end(), [&](const Use& use) { return use.access == i && use.staged; });
     if (!staged) all.push_back(accesses[i]);
   }
   for (const Use& use : uses) {

@@ -93,7 +93,8 @@ struct StagingRuntime {
   /// (every Runtime of a process lists its devices in one order).
   Device* same_as(const Device* device) const {
     const auto& shared = alloy::test::runtime().devices();
-    return runtime->devices().at(static_cast<std::size_t>(std::find(shared.begin(), shared.end(), device) - shared.begin()));
+    const auto position = std::find(shared.begin(), shared.end(), device) - shared.begin();
+    return runtime->devices().at(static_cast<std::size_t>(position));
   }
 };
 
