@@ -123,8 +123,10 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
   if (const KernelWork* kernel = work.kernel()) {
     resolved.emplace(kernels.resolve(*kernel, *devices[d], d));
     if (const auto* tuned = std::get_if<TunedKernelCall>(&kernel->program); tuned && !tuned->layouts.empty()) {
+      // Whether the inputs have settled matters only where the profile stages.
+      const bool inputs_settled = !resolved->staged_on_host.empty() && dependencies_complete(state);
       views = layouts.plan(work, *tuned, kernel->key, *resolved->configuration, d, resolved->staged_on_host,
-                           dependencies_complete(state));
+                           inputs_settled);
     }
   }
   const auto name = [&] { return label(id); };
