@@ -1,0 +1,121 @@
+// Chrome trace files: what is written reads back the same, has the structure
+// trace viewers need, and a damaged file is refused with a clear error.
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "alloy/error.hpp"
+#include "support/test_devices.hpp"
+#include "synthetic_trace.hpp"
+
+namespace alloy::test {
+namespace {
+
+Trace sample_trace() {
+  SyntheticTrace synthetic(2);
+  synthetic.add(1, TraceKind::copy_in, 0, 0, 20).bytes = 4096;
+  TraceSlice& kernel = synthetic.kernel(2, 0, 20, 60, {1});
+  kernel.configuration = "TS=16 WPT=4";
+  kernel.local_size = "16";
+  kernel.work_groups = 64;
+  kernel.flops = 1.5e6;
+  kernel.predicted_ns = 38000;
+  synthetic.add(3, TraceKind::host, std::nullopt, 60, 70, {2});
+  synthetic.kernel(4, 1, 70, 75, {3}).policy = "pinned";
+  TraceSlice& home = synthetic.add(5, TraceKind::copy_out, 0, 75, 80);
+  home.task.reset();  // the executor's own write-back
+  return synthetic.trace();
+}
+
+void check_refused(const std::string& text, const std::string& says) {
+  CAPTURE(text.substr(0, 200));
+  try {
+    parse_chrome_trace(text, "t.json");
+    FAIL("accepted");
+  } catch (const InvalidArgument& error) {
+    const std::string message = error.what();
+    CHECK(message.find("trace t.json: ") != std::string::npos);
+    CHECK_MESSAGE(message.find(says) != std::string::npos, message);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("Trace.File.reads_back_what_it_wrote") {
+  const Trace trace = sample_trace();
+  CHECK(parse_chrome_trace(to_chrome_trace(trace), "t.json") == trace);
+}
+
+TEST_CASE("Trace.File.has_processes_lanes_and_flows") {
+  const Trace trace = sample_trace();
+  const nlohmann::json root = nlohmann::json::parse(to_chrome_trace(trace));
+  std::set<int> processes;
+  std::set<std::pair<int, int>> threads;
+  std::map<std::uint64_t, int> flow_ends;
+  std::set<std::pair<int, int>> slice_threads;
+  std::size_t slices = 0;
+  for (const nlohmann::json& event : root["traceEvents"]) {
+    const std::string phase = event["ph"];
+    if (phase == "M" && event["name"] == "process_name") processes.insert(event["pid"].get<int>());
+    if (phase == "M" && event["name"] == "thread_name") threads.insert({event["pid"].get<int>(), event["tid"].get<int>()});
+    if (phase == "X") {
+      ++slices;
+      slice_threads.insert({event["pid"].get<int>(), event["tid"].get<int>()});
+    }
+    if (phase == "s") ++flow_ends[event["id"].get<std::uint64_t>()];
+    if (phase == "f") {
+      CHECK(event["bp"] == "e");
+      flow_ends[event["id"].get<std::uint64_t>()] += 10;
+    }
+  }
+  CHECK(processes == std::set<int>{0, 1, 2});
+  CHECK(threads.size() == 2 * 3 + 1);  // three lanes per device, one host worker
+  CHECK(slices == trace.slices.size());
+  for (const auto& thread : slice_threads) CHECK(threads.contains(thread));
+  // One arrow per dependency on a traced task: 1->2, 2->3, 3->4.
+  CHECK(flow_ends.size() == 3);
+  for (const auto& [id, ends] : flow_ends) CHECK(ends == 11);  // one start and one finish
+}
+
+TEST_CASE("Trace.File.damaged_files_are_refused") {
+  const std::string good = to_chrome_trace(sample_trace());
+  check_refused("", "not valid JSON");
+  check_refused(good.substr(0, good.size() / 2), "not valid JSON");
+  check_refused("[1, 2]", "not a JSON object");
+  check_refused(R"({"traceEvents": []})", "no \"alloy\" section");
+
+  nlohmann::json root = nlohmann::json::parse(good);
+  auto refused_after = [&](auto&& change, const std::string& says) {
+    nlohmann::json changed = root;
+    change(changed);
+    check_refused(changed.dump(), says);
+  };
+  refused_after([](nlohmann::json& j) { j["alloy"]["version"] = 99; }, "format version 99");
+  refused_after([](nlohmann::json& j) { j["alloy"]["devices"][0].erase("lanes"); }, "device 0 has no \"lanes\"");
+  refused_after([](nlohmann::json& j) { j.erase("traceEvents"); }, "has no \"traceEvents\"");
+  auto first_slice = [](nlohmann::json& j) -> nlohmann::json& {
+    for (nlohmann::json& event : j["traceEvents"]) {
+      if (event["ph"] == "X") return event;
+    }
+    throw std::logic_error("no slice");
+  };
+  refused_after([&](nlohmann::json& j) { first_slice(j)["args"]["lane"] = "compute 9"; },
+                "lane \"compute 9\", which test:0 does not declare");
+  refused_after([&](nlohmann::json& j) { first_slice(j)["pid"] = 7; }, "process 7, which is no declared device");
+  refused_after([&](nlohmann::json& j) { first_slice(j)["ts"] = -5.0; }, "a time out of range");
+  refused_after([&](nlohmann::json& j) { first_slice(j)["dur"] = "long"; }, "\"dur\" is string");
+  refused_after([&](nlohmann::json& j) { first_slice(j)["args"]["kind"] = "nap"; }, "kind \"nap\"");
+  refused_after([&](nlohmann::json& j) { first_slice(j)["args"].erase("alloy_id"); }, "has no \"alloy_id\"");
+  refused_after(
+      [&](nlohmann::json& j) {
+        nlohmann::json copy = first_slice(j);
+        j["traceEvents"].push_back(copy);
+      },
+      "two events have alloy_id");
+}
+
+TEST_CASE("Trace.File.a_missing_file_names_its_path") {
+  CHECK_THROWS_WITH_AS(read_chrome_trace("/nonexistent/trace.json"),
+                       doctest::Contains("/nonexistent/trace.json cannot be opened"), InvalidArgument);
+}
+
+}  // namespace alloy::test

@@ -1,0 +1,210 @@
+// Reports from traces written by hand, whose busy time, overlap, idle causes
+// and diagnoses are known.
+#include "alloy/utilization_report.hpp"
+
+#include "support/test_devices.hpp"
+#include "synthetic_trace.hpp"
+
+namespace alloy::test {
+namespace {
+
+std::uint64_t idle(const DeviceUtilization& device, IdleCause cause) {
+  return device.idle_by_cause[static_cast<std::size_t>(cause)];
+}
+
+std::vector<std::string> causes(const UtilizationReport& report) {
+  std::vector<std::string> names;
+  for (const Diagnosis& line : report.diagnoses) names.push_back(line.cause);
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("Report.busy_time_and_overlap_of_each_lane") {
+  SyntheticTrace synthetic(1);
+  synthetic.add(1, TraceKind::copy_in, 0, 0, 20);
+  synthetic.kernel(2, 0, 20, 60, {1});
+  synthetic.add(3, TraceKind::copy_in, 0, 40, 50);  // the next input, during the kernel
+  synthetic.kernel(4, 0, 60, 100, {3});
+  synthetic.add(5, TraceKind::copy_out, 0, 100, 110, {4});
+  const UtilizationReport report = analyze(synthetic.trace());
+  CHECK(report.window_ns == 110 * us);
+  CHECK(report.tasks == 5);
+  REQUIRE(report.devices.size() == 1);
+  const DeviceUtilization& device = report.devices[0];
+  CHECK(device.compute_ns == 80 * us);
+  CHECK(device.busy == doctest::Approx(80.0 / 110));
+  CHECK(device.copy_ns == 40 * us);
+  CHECK(device.overlap_ns == 10 * us);
+  CHECK(device.overlap == doctest::Approx(0.25));
+  REQUIRE(device.lanes.size() == 3);
+  CHECK(device.lanes[0].busy_ns == 80 * us);
+  CHECK(device.lanes[1].busy_ns == 30 * us);
+  CHECK(device.lanes[2].busy_ns == 10 * us);
+  // Before the first kernel: its input; after the last: its output.
+  CHECK(idle(device, IdleCause::transfer) == 30 * us);
+  CHECK(device.gaps.size() == 2);
+  REQUIRE(!report.diagnoses.empty());
+  CHECK(report.diagnoses[0].cause == "transfer-bound");
+  CHECK(report.diagnoses[0].saving_ns == 30 * us);
+  CHECK(report.diagnoses[0].remedy.find("alloy::Pipeline") != std::string::npos);
+}
+
+TEST_CASE("Report.a_gap_is_split_among_host_tasks_submission_and_launch") {
+  SyntheticTrace synthetic(1);
+  synthetic.kernel(1, 0, 0, 10);
+  synthetic.add(2, TraceKind::host, std::nullopt, 10, 50, {1});
+  synthetic.kernel(3, 0, 55, 60, {2}).run_submitted_ns = 0;  // enqueued once the host task ended
+  // The program submitted the next run at 80; it started at 90.
+  TraceSlice& late = synthetic.kernel(4, 0, 90, 100);
+  late.run_submitted_ns = 80 * us;
+  late.enqueued_ns = 85 * us;
+  const UtilizationReport report = analyze(synthetic.trace());
+  const DeviceUtilization& device = report.devices[0];
+  CHECK(idle(device, IdleCause::host_task) == 40 * us);
+  CHECK(idle(device, IdleCause::launch) == (5 + 10) * us);
+  CHECK(idle(device, IdleCause::submission) == 20 * us);
+  CHECK(idle(device, IdleCause::transfer) == 0);
+  REQUIRE(device.gaps.size() == 2);
+  CHECK(device.gaps[0].main_cause() == IdleCause::host_task);
+  CHECK(device.gaps[1].main_cause() == IdleCause::submission);
+  CHECK(causes(report) == std::vector<std::string>{"host-task-bound", "submission-bound", "launch-bound"});
+}
+
+TEST_CASE("Report.a_host_task_two_steps_up_the_chain_is_still_waited_for") {
+  SyntheticTrace synthetic(1);
+  synthetic.kernel(1, 0, 0, 10);
+  synthetic.add(2, TraceKind::host, std::nullopt, 10, 40, {1});
+  synthetic.add(3, TraceKind::fill, 0, 40, 45, {2});
+  synthetic.kernel(4, 0, 45, 50, {3});
+  const DeviceUtilization device = analyze(synthetic.trace()).devices[0];
+  CHECK(idle(device, IdleCause::host_task) == 30 * us);
+  CHECK(idle(device, IdleCause::transfer) == 5 * us);
+}
+
+TEST_CASE("Report.many_short_kernels_are_launch_bound") {
+  SyntheticTrace synthetic(1);
+  for (std::uint64_t k = 0; k < 100; ++k) {
+    synthetic.kernel(k, 0, k * 10, k * 10 + 2).run_submitted_ns = 0;  // all submitted at once
+  }
+  const UtilizationReport report = analyze(synthetic.trace());
+  CHECK(report.devices[0].busy == doctest::Approx(200.0 / 992));
+  CHECK(idle(report.devices[0], IdleCause::launch) == 99 * 8 * us);
+  REQUIRE(!report.diagnoses.empty());
+  CHECK(report.diagnoses[0].cause == "launch-bound");
+  CHECK(report.diagnoses[0].finding.find("100 kernels of 2 us") != std::string::npos);
+  CHECK(report.diagnoses[0].remedy.find("fewer, larger tasks") != std::string::npos);
+}
+
+TEST_CASE("Report.a_device_waiting_on_another_device") {
+  SyntheticTrace synthetic(2);
+  synthetic.kernel(1, 0, 0, 10);
+  synthetic.kernel(2, 1, 10, 40, {1});
+  synthetic.kernel(3, 0, 40, 50, {2});
+  const UtilizationReport report = analyze(synthetic.trace());
+  CHECK(idle(report.devices[0], IdleCause::other_device) == 30 * us);
+  // Device 1 waits for device 0 first, then is done while device 0 computes.
+  CHECK(idle(report.devices[1], IdleCause::other_device) == 10 * us);
+  CHECK(idle(report.devices[1], IdleCause::starved) == 10 * us);
+}
+
+TEST_CASE("Report.one_device_starved_while_another_is_overloaded") {
+  SyntheticTrace synthetic(2);
+  for (std::uint64_t k = 0; k < 10; ++k) synthetic.kernel(k, 0, k * 10, k * 10 + 10);
+  synthetic.kernel(10, 1, 0, 20);
+  const UtilizationReport report = analyze(synthetic.trace());
+  CHECK(report.devices[0].busy == doctest::Approx(1.0));
+  CHECK(report.devices[1].busy == doctest::Approx(0.2));
+  CHECK(idle(report.devices[1], IdleCause::starved) == 80 * us);
+  REQUIRE(!report.diagnoses.empty());
+  const Diagnosis& first = report.diagnoses[0];
+  CHECK(first.cause == "placement");
+  CHECK(first.saving_ns == (100 - 60) * us);  // balanced, each would compute 60
+  CHECK(first.device == 1u);
+  CHECK(first.remedy.find("earliest_finish_time") != std::string::npos);
+}
+
+TEST_CASE("Report.under_filled_and_untuned_kernels_ordered_by_saving") {
+  SyntheticTrace synthetic(1, 8);
+  synthetic.kernel(1, 0, 0, 80).work_groups = 2;       // 6 of 8 units idle: 60 to save
+  synthetic.kernel(2, 0, 80, 180).profile_match = "defaults";  // assumed halved: 50
+  synthetic.kernel(3, 0, 180, 200).work_groups = 64;
+  const UtilizationReport report = analyze(synthetic.trace());
+  REQUIRE(report.diagnoses.size() == 2);
+  CHECK(report.diagnoses[0].cause == "under-filled");
+  CHECK(report.diagnoses[0].saving_ns == 60 * us);
+  CHECK(report.diagnoses[0].finding.find("as few as 2 work-groups on its 8 compute units") != std::string::npos);
+  CHECK(report.diagnoses[1].cause == "untuned");
+  CHECK(report.diagnoses[1].saving_ns == 50 * us);
+  CHECK(report.diagnoses[1].remedy.find("autotune") != std::string::npos);
+  REQUIRE(report.kernels.size() == 3);
+  CHECK(report.kernels[0].kernel == "k2");  // most time first
+  CHECK(report.kernels[0].profile_match == "defaults");
+}
+
+TEST_CASE("Report.declared_work_gives_achieved_rates") {
+  SyntheticTrace synthetic(1);
+  TraceSlice& gemm = synthetic.kernel(1, 0, 0, 1000);
+  gemm.flops = 2e6;  // 2 MFLOP in 1 ms: 2 GFLOP/s
+  gemm.bytes = 4000000;
+  const UtilizationReport report = analyze(synthetic.trace());
+  REQUIRE(report.kernels.size() == 1);
+  CHECK(*report.kernels[0].flops_per_second == doctest::Approx(2e9));
+  CHECK(*report.kernels[0].bytes_per_second == doctest::Approx(4e9));
+  CHECK(report.to_text().find("2 GFLOP/s") != std::string::npos);
+}
+
+TEST_CASE("Report.a_busy_device_has_nothing_to_fix") {
+  SyntheticTrace synthetic(1);
+  synthetic.kernel(1, 0, 0, 1000);
+  synthetic.kernel(2, 0, 1000, 2000);
+  const UtilizationReport report = analyze(synthetic.trace());
+  REQUIRE(report.diagnoses.size() == 1);
+  CHECK(report.diagnoses[0].cause == "none");
+  CHECK(report.diagnoses[0].finding.find("100.0%") != std::string::npos);
+}
+
+TEST_CASE("Report.at_most_five_lines_largest_saving_first") {
+  SyntheticTrace synthetic(2, 8);
+  std::uint64_t at = 0;
+  // On device 0, one of each: a copy, a host task, a late submission, a launch gap.
+  synthetic.kernel(1, 0, at, at + 10);
+  synthetic.add(2, TraceKind::copy_in, 0, 10, 60);
+  synthetic.kernel(3, 0, 60, 70, {2});
+  synthetic.add(4, TraceKind::host, std::nullopt, 70, 110, {3});
+  synthetic.kernel(5, 0, 110, 120, {4}).run_submitted_ns = 0;
+  TraceSlice& late = synthetic.kernel(6, 0, 150, 160);
+  late.run_submitted_ns = 130 * us;
+  late.work_groups = 1;
+  synthetic.kernel(7, 0, 170, 180).profile_match = "defaults";
+  synthetic.kernel(8, 1, 0, 5);  // starved device 1
+  const UtilizationReport report = analyze(synthetic.trace());
+  CHECK(report.diagnoses.size() == 5);
+  for (std::size_t i = 1; i < report.diagnoses.size(); ++i) {
+    CHECK(report.diagnoses[i - 1].saving_ns >= report.diagnoses[i].saving_ns);
+  }
+  CHECK(report.diagnoses[0].cause == "transfer-bound");
+  const std::string text = report.to_text();
+  CHECK(text.find("1. transfer-bound, up to 50 us to save") != std::string::npos);
+  CHECK(text.find("6. ") == std::string::npos);
+}
+
+TEST_CASE("Report.json_carries_the_figures") {
+  SyntheticTrace synthetic(1);
+  synthetic.add(1, TraceKind::copy_in, 0, 0, 20);
+  synthetic.kernel(2, 0, 20, 60, {1});
+  const std::string json = analyze(synthetic.trace()).to_json();
+  CHECK(json.find("\"compute_ns\": 40000") != std::string::npos);
+  CHECK(json.find("\"transfers\": 20000") != std::string::npos);
+  CHECK(json.find("\"cause\": \"transfer-bound\"") != std::string::npos);
+}
+
+TEST_CASE("Report.an_empty_trace") {
+  const UtilizationReport report = analyze(SyntheticTrace(1).trace());
+  CHECK(report.window_ns == 0);
+  CHECK(report.devices[0].busy == 0);
+  REQUIRE(report.diagnoses.size() == 1);
+  CHECK(report.diagnoses[0].cause == "none");
+}
+
+}  // namespace alloy::test
