@@ -76,7 +76,29 @@ std::shared_ptr<Event> enqueue(const Task& task, Queue& queue, const KernelResol
   return queue.fill(*memories[0], range.begin, &fill.pattern, fill.pattern_bytes, range.size());
 }
 
+std::string policy_name(const Task& task, SchedulingPolicy policy) {
+  if (task.options.device) return "pinned";
+  switch (policy) {
+    case SchedulingPolicy::round_robin: return "round_robin";
+    case SchedulingPolicy::least_loaded: return "least_loaded";
+    case SchedulingPolicy::earliest_finish_time: return "earliest_finish_time";
+  }
+  return "?";
+}
+
 }  // namespace
+
+TraceAttribution ExecutorState::attribution(std::uint64_t id) const {
+  const TaskState& state = task(id);
+  TraceAttribution traced;
+  traced.task = id;
+  traced.name = label(id);
+  traced.run_submitted = state.run->submitted;
+  for_each_dependency(state, [&](std::uint64_t before) { traced.after.push_back(before); });
+  traced.flops = state.task->options.flops;
+  traced.bytes = state.task->options.bytes;
+  return traced;
+}
 
 std::size_t ExecutorState::place(const TaskState& state, SchedulingPolicy policy) {
   const Task& work = *state.task;
@@ -144,6 +166,18 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
     for (std::uint64_t other : waiting) make_ready(other);
     handed_off -= waiting.size();
   }
+  std::optional<TraceRecorder::Scope> traced;
+  if (recorder) {
+    TraceAttribution facts = attribution(id);
+    facts.policy = policy_name(work, policy);
+    facts.predicted_seconds = placement.estimate(work, d);
+    if (resolved && resolved->configuration) {
+      const auto& tuned = std::get<TunedKernelCall>(work.kernel()->program);
+      facts.configuration = describe(*tuned.tunable, *resolved->configuration);
+      facts.profile_match = std::string(to_string(resolved->match));
+    }
+    traced.emplace(recorder.get(), std::move(facts));
+  }
   DeviceLanes& lane = lanes[d];
   const Lane kind = lane_of(work);
   Queue& queue = kind == Lane::compute ? lane.next_compute()
@@ -175,6 +209,7 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
     captured = capture.begin(work, std::get<TunedKernelCall>(work.kernel()->program), *resolved->configuration,
                              resolved->range, *devices[d], memories, views, queue);
   }
+  if (traced) traced->own_command_next();
   const std::shared_ptr<Event> command = enqueue(work, queue, resolved ? &*resolved : nullptr, memories);
   record_uses(coherence, work, d, queue, command, views);
   // The task is done when its last command is, on this in-order queue: the

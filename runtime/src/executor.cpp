@@ -38,6 +38,7 @@ Executor::~Executor() {
     log_warning(std::string("executor could not bring buffers back to host memory: ") +
                 error.what());
   }
+  detail::write_trace_at_exit(*state_);
 }
 
 Run Executor::run(const Graph& graph, RunOptions options) {

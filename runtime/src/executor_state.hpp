@@ -24,6 +24,7 @@
 #include "placement.hpp"
 #include "residency.hpp"
 #include "run_record.hpp"
+#include "trace_recorder.hpp"
 
 namespace alloy::detail {
 
@@ -80,6 +81,8 @@ struct ExecutorState {
   Runtime& runtime;
   ExecutorOptions options;
   std::vector<Device*> devices;
+  /// Before the lanes: their queues tell it of every command while they live.
+  std::unique_ptr<TraceRecorder> recorder;  ///< when the executor traces
   std::vector<DeviceLanes> lanes;
   Coherence coherence;
   Residency residency;
@@ -116,6 +119,8 @@ struct ExecutorState {
   CompletionWatcher watcher;  // last: stops before what its callbacks use
 
   // All below run with `mutex` held.
+  /// What a traced task's commands are recorded with (under the lock).
+  TraceAttribution attribution(std::uint64_t id) const;
   TaskState& task(std::uint64_t id) { return tasks[id - first_live]; }
   const TaskState& task(std::uint64_t id) const { return tasks[id - first_live]; }
   bool live(std::uint64_t id) const { return id >= first_live && id < first_live + tasks.size(); }
@@ -171,7 +176,13 @@ struct ExecutorState {
   /// On a host worker (or the completion thread), without the lock; the
   /// function travels with the work, so running it takes the lock once.
   void run_host_task(std::uint64_t id, std::function<void()> function);
-  void finish_host_task(std::uint64_t id, std::exception_ptr error);  // without the lock
+  /// When a host task's function ran, for the trace.
+  struct HostTaskTimes {
+    std::chrono::steady_clock::time_point started;
+    std::chrono::steady_clock::time_point ended;
+  };
+  /// Without the lock; `ran` is empty for a task that failed before it ran.
+  void finish_host_task(std::uint64_t id, std::exception_ptr error, std::optional<HostTaskTimes> ran = std::nullopt);
   /// Once every task of `run` is released: marks it done when its device
   /// commands complete, collecting their failures (on the completion thread).
   void complete_when_commands_done(RunRecord& run);
@@ -191,6 +202,13 @@ void ExecutorState::for_each_dependency(const TaskState& state, F&& f) const {
     if (live(before.index)) f(before.index);
   }
 }
+
+/// Tracing (executor_tracing.cpp): the options with what ALLOY_TRACE and
+/// ALLOY_REPORT ask for filled in, the recorder they ask for, and what they
+/// want written when the executor goes.
+ExecutorOptions with_tracing_from_environment(ExecutorOptions options);
+std::unique_ptr<TraceRecorder> make_recorder(const ExecutorOptions& options, const std::vector<Device*>& devices);
+void write_trace_at_exit(ExecutorState& state);
 
 /// The host task this thread is running, if any: blocking calls made from
 /// one must not wait for it.

@@ -1,4 +1,5 @@
 // Starting and finishing host tasks.
+#include <chrono>
 #include <utility>
 
 #include "alloy/error.hpp"
@@ -24,8 +25,10 @@ void ExecutorState::start_host_task(std::uint64_t id) {
   if (state.task->on_host()) state.run->count_host_task();
   const bool runs_inline = state.runs_inline;
   if (waits.empty() && runs_inline) {
+    const auto started = std::chrono::steady_clock::now();
     if (state.function) state.function();
     state.function = nullptr;
+    if (recorder) recorder->host_task(attribution(id), started, started, std::chrono::steady_clock::now());
     release(id);
     return;
   }
@@ -56,6 +59,7 @@ void ExecutorState::start_host_task(std::uint64_t id) {
 void ExecutorState::run_host_task(std::uint64_t id, std::function<void()> function) {
   std::exception_ptr error;
   const RunningHostTask outer = std::exchange(running_host_task(), {this, id});
+  HostTaskTimes times{std::chrono::steady_clock::now(), {}};
   try {
     if (function) function();
   } catch (...) {
@@ -63,12 +67,14 @@ void ExecutorState::run_host_task(std::uint64_t id, std::function<void()> functi
   }
   running_host_task() = outer;
   function = nullptr;  // releases what it holds before dependents are told
-  finish_host_task(id, std::move(error));
+  times.ended = std::chrono::steady_clock::now();
+  finish_host_task(id, std::move(error), times);
 }
 
-void ExecutorState::finish_host_task(std::uint64_t id, std::exception_ptr error) {
+void ExecutorState::finish_host_task(std::uint64_t id, std::exception_ptr error, std::optional<HostTaskTimes> ran) {
   HostPool::Finishing finishing;  // this thread runs the next ready host task
   std::lock_guard lock(mutex);
+  if (recorder && ran) recorder->host_task(attribution(id), ran->started, ran->started, ran->ended);
   if (error) {
     // Moved, not copied: the task's state then holds the only reference, so
     // the exception is freed under the lock by whoever forgets the task, never

@@ -10,7 +10,7 @@ KernelResolver::Resolved KernelResolver::resolve(const KernelWork& work, Device&
     if (const auto* tuned = std::get_if<TunedKernelCall>(&work.program)) {
       TunedKernel chosen = runtime_.tuned(device, *tuned->tunable, tuned->problem);
       prepared = {std::move(chosen.kernel), std::move(chosen.range), std::move(chosen.choice.configuration),
-                  std::move(chosen.choice.staged_on_host)};
+                  std::move(chosen.choice.staged_on_host), chosen.choice.match};
     } else {
       const auto& fixed = std::get<FixedKernel>(work.program);
       prepared.kernel = runtime_.program(device, *fixed.source)->kernel(work.kernel_name);
@@ -18,7 +18,8 @@ KernelResolver::Resolved KernelResolver::resolve(const KernelWork& work, Device&
   }
   const LaunchRange& range =
       prepared.range ? *prepared.range : std::get<FixedKernel>(work.program).range;
-  return {*prepared.kernel, range, prepared.range ? &prepared.configuration : nullptr, prepared.staged_on_host};
+  return {*prepared.kernel, range, prepared.range ? &prepared.configuration : nullptr, prepared.staged_on_host,
+          prepared.match};
 }
 
 }  // namespace alloy::detail

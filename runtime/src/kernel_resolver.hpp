@@ -31,6 +31,8 @@ class KernelResolver {
     /// The layout arguments the profile converts on the host while staging
     /// (TunedChoice::staged_on_host); empty for a fixed kernel.
     const std::vector<std::string>& staged_on_host;
+    /// Which profile level chose the configuration; a fixed kernel's is unused.
+    ProfileMatch match;
   };
   /// Compiles on first use; the compiler's errors are thrown.
   Resolved resolve(const KernelWork& work, Device& device, std::size_t device_index);
@@ -43,6 +45,7 @@ class KernelResolver {
     std::optional<LaunchRange> range;
     Configuration configuration;
     std::vector<std::string> staged_on_host;
+    ProfileMatch match = ProfileMatch::defaults;
   };
 
   Runtime& runtime_;

@@ -25,6 +25,7 @@ class DeviceLanes {
   DeviceLanes(Device& device, unsigned compute_lanes);
 
   Queue& next_compute();
+  Queue& compute(std::size_t lane) { return *compute_.at(lane); }
   Queue& copy_in() { return *copy_in_; }
   Queue& copy_out() { return *copy_out_; }
 

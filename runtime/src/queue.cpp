@@ -92,18 +92,30 @@ void check_local_size(const Device& device, const Kernel& kernel, const LaunchRa
 
 }  // namespace
 
+template <class Submit>
+std::shared_ptr<Event> Queue::observed(SubmittedCommand::Type type, std::size_t bytes, const Kernel* kernel,
+                                       const LaunchRange* range, Submit&& submit) {
+  if (observer_ == nullptr) return submit();
+  const auto enqueued = std::chrono::steady_clock::now();
+  std::shared_ptr<Event> event = submit();
+  observer_->submitted(*this, {type, bytes, kernel, range, enqueued, event});
+  return event;
+}
+
 std::shared_ptr<Event> Queue::write(DeviceBuffer& dst, std::size_t dst_offset, const void* src,
                                     std::size_t bytes) {
   check_own_buffer(device_, "write", dst);
   check_range(device_, "write", dst, dst_offset, bytes);
-  return do_write(dst, dst_offset, src, bytes);
+  return observed(SubmittedCommand::Type::write, bytes, nullptr, nullptr,
+                  [&] { return do_write(dst, dst_offset, src, bytes); });
 }
 
 std::shared_ptr<Event> Queue::read(const DeviceBuffer& src, std::size_t src_offset, void* dst,
                                    std::size_t bytes) {
   check_own_buffer(device_, "read", src);
   check_range(device_, "read", src, src_offset, bytes);
-  return do_read(src, src_offset, dst, bytes);
+  return observed(SubmittedCommand::Type::read, bytes, nullptr, nullptr,
+                  [&] { return do_read(src, src_offset, dst, bytes); });
 }
 
 std::shared_ptr<Event> Queue::copy(const DeviceBuffer& src, std::size_t src_offset,
@@ -112,7 +124,8 @@ std::shared_ptr<Event> Queue::copy(const DeviceBuffer& src, std::size_t src_offs
   check_same_memory(device_, "copy", dst);
   check_range(device_, "copy (source)", src, src_offset, bytes);
   check_range(device_, "copy (destination)", dst, dst_offset, bytes);
-  return do_copy(src, src_offset, dst, dst_offset, bytes);
+  return observed(SubmittedCommand::Type::copy, bytes, nullptr, nullptr,
+                  [&] { return do_copy(src, src_offset, dst, dst_offset, bytes); });
 }
 
 std::shared_ptr<Event> Queue::fill(DeviceBuffer& dst, std::size_t offset, const void* pattern,
@@ -130,7 +143,8 @@ std::shared_ptr<Event> Queue::fill(DeviceBuffer& dst, std::size_t offset, const 
                           " must be multiples of the pattern size " +
                           std::to_string(pattern_bytes));
   }
-  return do_fill(dst, offset, pattern, pattern_bytes, bytes);
+  return observed(SubmittedCommand::Type::fill, bytes, nullptr, nullptr,
+                  [&] { return do_fill(dst, offset, pattern, pattern_bytes, bytes); });
 }
 
 std::shared_ptr<Event> Queue::launch(const Kernel& kernel, const LaunchRange& range,
@@ -162,7 +176,8 @@ std::shared_ptr<Event> Queue::launch(const Kernel& kernel, const LaunchRange& ra
   check_extent(device_, kernel, "global", range.global);
   if (range.local) check_extent(device_, kernel, "local", *range.local);
   if (range.local) check_local_size(device_, kernel, range);
-  return do_launch(kernel, range, args);
+  return observed(SubmittedCommand::Type::launch, 0, &kernel, &range,
+                  [&] { return do_launch(kernel, range, args); });
 }
 
 void Queue::wait_for(Event& event) { do_wait_for(event); }

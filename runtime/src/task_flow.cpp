@@ -53,8 +53,9 @@ RunningHostTask& running_host_task() {
 
 ExecutorState::ExecutorState(Runtime& runtime_in, ExecutorOptions options_in)
     : runtime(runtime_in),
-      options(std::move(options_in)),
+      options(with_tracing_from_environment(std::move(options_in))),
       devices(chosen_devices(runtime, options)),
+      recorder(make_recorder(options, devices)),
       lanes(lanes_for(devices, options)),
       coherence(devices, lanes),
       residency(devices, memory_limit(options), coherence),
@@ -66,6 +67,9 @@ ExecutorState::ExecutorState(Runtime& runtime_in, ExecutorOptions options_in)
       placement(options, devices.size(), watcher),
       host_pool(host_threads(options)) {
   link->executor = this;
+  if (recorder) {
+    for (std::size_t d = 0; d < devices.size(); ++d) recorder->observe(d, lanes[d]);
+  }
   // A tuned kernel's profile says how long it takes on a device before the
   // executor has measured it: on the same kind of device (or architecture)
   // only, since a time from another kind says little about this one.

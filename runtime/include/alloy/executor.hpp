@@ -14,6 +14,7 @@
 #include "alloy/performance_model.hpp"
 #include "alloy/run.hpp"
 #include "alloy/runtime.hpp"
+#include "alloy/trace.hpp"
 
 namespace alloy {
 namespace detail {
@@ -47,6 +48,20 @@ struct ExecutorOptions {
   /// there once its run is done (Run::wait, Executor::wait).
   std::string capture;
   std::filesystem::path capture_directory;
+  /// Self-measurement (docs/tracing.md): every device command is timed and
+  /// recorded with its task, lane and placement, every host task with its
+  /// thread, for Executor::trace(). Costs a timestamp per command and memory
+  /// per command until the executor goes. On also when `trace_file` or
+  /// `report` ask for it, or ALLOY_TRACE or ALLOY_REPORT=1 are set.
+  bool trace = false;
+  /// Written when the executor is destroyed: the trace as Chrome trace event
+  /// JSON (Perfetto, chrome://tracing, alloy-report), and beside it the
+  /// timeline as FILE.svg. Empty takes ALLOY_TRACE; a second executor of the
+  /// process given it by ALLOY_TRACE writes NAME-2.json, and so on.
+  std::filesystem::path trace_file;
+  /// Prints the utilization report (alloy/utilization_report.hpp) to stderr
+  /// when the executor is destroyed; ALLOY_REPORT=1 does too.
+  bool report = false;
 };
 
 /// How Executor::run submits a graph.
@@ -139,6 +154,13 @@ class Executor {
   /// when called from one of this executor's host tasks, which it would
   /// wait for.
   void wait();
+
+  /// Waits as wait() does (throwing its failures), then gives everything
+  /// recorded since the executor was made: every command on each device
+  /// lane and every host task, on the host's clock (docs/tracing.md).
+  /// analyze(trace()) is the report ALLOY_REPORT=1 prints. Error unless the
+  /// executor traces (ExecutorOptions::trace).
+  Trace trace();
 
   const std::vector<Device*>& devices() const;
   Runtime& runtime() const;

@@ -74,6 +74,10 @@ struct TaskOptions {
   /// Executor's one-task calls, ids it returned before (Run::task), also of
   /// work wait() has already seen finish.
   std::vector<TaskId> after;
+  /// What a kernel task does, as the program counts it, for the achieved
+  /// FLOP/s and bandwidth in traces (docs/tracing.md); 0: not declared.
+  double flops = 0;
+  std::size_t bytes = 0;
 };
 
 /// A graph is built once and can be run many times by an Executor. Edges

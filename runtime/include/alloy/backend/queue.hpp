@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -13,6 +14,27 @@
 #include "alloy/launch_range.hpp"
 
 namespace alloy {
+
+class Queue;
+
+/// A command a queue has just handed its backend, as its observer sees it.
+struct SubmittedCommand {
+  enum class Type { write, read, copy, fill, launch };
+  Type type;
+  std::size_t bytes = 0;                ///< of a transfer or fill
+  const Kernel* kernel = nullptr;       ///< of a launch
+  const LaunchRange* range = nullptr;   ///< of a launch
+  std::chrono::steady_clock::time_point enqueued;  ///< just before the backend was called
+  const std::shared_ptr<Event>& event;
+};
+
+/// Told of every command a queue submits, on the submitting thread: how the
+/// executor traces (docs/tracing.md).
+class QueueObserver {
+ public:
+  virtual ~QueueObserver() = default;
+  virtual void submitted(const Queue& queue, const SubmittedCommand& command) = 0;
+};
 
 /// Commands run in submission order; each returns an Event. Host memory passed
 /// to write/read must stay valid until that command's event completes. A Queue
@@ -62,7 +84,12 @@ class Queue {
   /// timing() of such a command throws Error. OpenCL queues time every
   /// command either way.
   void set_timing(bool on) { timing_ = on; }
-  bool timing() const { return timing_; }
+  /// An observed queue times every command.
+  bool timing() const { return timing_ || observer_ != nullptr; }
+
+  /// Tells `observer` of every command submitted from now on; nullptr stops.
+  /// Not owned: it must outlive its use here.
+  void observe(QueueObserver* observer) { observer_ = observer; }
 
  private:
   virtual std::shared_ptr<Event> do_write(DeviceBuffer& dst, std::size_t dst_offset,
@@ -80,8 +107,14 @@ class Queue {
   virtual void do_wait_for(Event& event) = 0;
   virtual void do_finish() = 0;
 
+  /// Submits through `submit` and tells the observer, if any.
+  template <class Submit>
+  std::shared_ptr<Event> observed(SubmittedCommand::Type type, std::size_t bytes, const Kernel* kernel,
+                                  const LaunchRange* range, Submit&& submit);
+
   Device& device_;
   bool timing_ = true;
+  QueueObserver* observer_ = nullptr;
 };
 
 }  // namespace alloy

@@ -1,0 +1,74 @@
+// An executor's self-measurement: what ALLOY_TRACE and ALLOY_REPORT ask for,
+// Executor::trace(), and the trace file and report written when it goes.
+#include <atomic>
+#include <cstdlib>
+#include <iostream>
+
+#include "alloy/error.hpp"
+#include "alloy/executor.hpp"
+#include "alloy/log.hpp"
+#include "alloy/utilization_report.hpp"
+#include "executor_state.hpp"
+#include "alloy/trace_timeline.hpp"
+
+namespace alloy::detail {
+namespace {
+
+/// The file for the n-th executor given ALLOY_TRACE: NAME.json, NAME-2.json, ...
+std::filesystem::path numbered(const std::filesystem::path& file, unsigned n) {
+  if (n <= 1) return file;
+  std::filesystem::path named = file;
+  named.replace_filename(file.stem().string() + "-" + std::to_string(n) + file.extension().string());
+  return named;
+}
+
+}  // namespace
+
+ExecutorOptions with_tracing_from_environment(ExecutorOptions options) {
+  static std::atomic<unsigned> traced_from_environment{0};
+  if (options.trace_file.empty()) {
+    if (const char* file = std::getenv("ALLOY_TRACE"); file != nullptr && *file != '\0') {
+      options.trace_file = numbered(file, ++traced_from_environment);
+    }
+  }
+  if (const char* report = std::getenv("ALLOY_REPORT"); report != nullptr && std::string(report) == "1") {
+    options.report = true;
+  }
+  options.trace = options.trace || options.report || !options.trace_file.empty();
+  return options;
+}
+
+std::unique_ptr<TraceRecorder> make_recorder(const ExecutorOptions& options, const std::vector<Device*>& devices) {
+  if (!options.trace) return nullptr;
+  return std::make_unique<TraceRecorder>(devices, std::max(1u, options.compute_lanes));
+}
+
+void write_trace_at_exit(ExecutorState& state) {
+  if (!state.recorder || (state.options.trace_file.empty() && !state.options.report)) return;
+  try {
+    const Trace trace = state.recorder->trace();
+    const UtilizationReport report = analyze(trace);
+    if (const std::filesystem::path& file = state.options.trace_file; !file.empty()) {
+      write_chrome_trace(trace, file);
+      write_timeline_svg(trace, report, std::filesystem::path(file).concat(".svg"));
+    }
+    if (state.options.report) std::cerr << report.to_text() << std::flush;
+  } catch (const std::exception& error) {
+    log_warning(std::string("executor could not write its trace: ") + error.what());
+  }
+}
+
+}  // namespace alloy::detail
+
+namespace alloy {
+
+Trace Executor::trace() {
+  if (!state_->recorder) {
+    throw Error("Executor::trace: this executor does not trace; make it with ExecutorOptions::trace = true "
+                "(or set ALLOY_TRACE=FILE or ALLOY_REPORT=1)");
+  }
+  wait();
+  return state_->recorder->trace();
+}
+
+}  // namespace alloy

@@ -1,0 +1,173 @@
+// A traced executor: every task once, on its device's lanes, with dependency
+// arrows between existing events, on the host's clock; files at exit.
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "alloy/utilization_report.hpp"
+#include "embedded/conformance_source.hpp"
+#include "support/temporary_folder.hpp"
+#include "support/test_devices.hpp"
+
+namespace alloy::test {
+namespace {
+
+const ProgramSource conformance{"conformance.cl", std::string(alloy_kernels::conformance_source), ""};
+
+ExecutorOptions traced() {
+  ExecutorOptions options = on_selected_devices();
+  options.trace = true;
+  options.compute_lanes = 2;
+  return options;
+}
+
+/// Per device: a chain of kernels over its own buffer, a copy and a fill,
+/// then one host task reading everything.
+Graph mixed_graph(std::vector<Buffer<int>>& data, std::vector<Buffer<int>>& copies, std::size_t devices) {
+  Graph graph;
+  for (std::size_t d = 0; d < devices; ++d) {
+    TaskOptions on_device;
+    on_device.device = d;
+    graph.fill(copies[d].whole(), 0, on_device);
+    for (int step = 0; step < 3; ++step) {
+      TaskOptions options = on_device;
+      options.name = "add " + std::to_string(step);
+      options.flops = static_cast<double>(data[d].size());
+      graph.kernel(conformance, "add_to_range", {Extent(round_up(data[d].size(), 64))},
+                   {0, static_cast<int>(data[d].size()), step + 1, read_write(data[d])}, options);
+    }
+    graph.copy(data[d].whole(), copies[d].whole(), on_device);
+  }
+  std::vector<Access> all;
+  for (auto& buffer : copies) all.push_back(read(buffer));
+  graph.host(all, [] {});
+  return graph;
+}
+
+bool own_slice(const TraceSlice& slice) { return slice.name.rfind("task ", 0) == 0; }
+
+}  // namespace
+
+TEST_CASE("Executor.Trace.every_task_once_on_its_lanes_with_arrows_between_events") {
+  if (!have_devices(1)) return;
+  Executor executor(runtime(), traced());
+  const std::size_t devices = executor.devices().size();
+  std::vector<Buffer<int>> data;
+  std::vector<Buffer<int>> copies;
+  for (std::size_t d = 0; d < devices; ++d) {
+    data.emplace_back(std::vector<int>(4096, static_cast<int>(d)));
+    copies.emplace_back(4096);
+  }
+  Graph graph = mixed_graph(data, copies, devices);
+  Run run = executor.run(graph);
+  const Trace trace = executor.trace();
+
+  REQUIRE(trace.devices.size() == devices);
+  for (const TraceDevice& device : trace.devices) {
+    CHECK(device.lanes == std::vector<std::string>{"compute 0", "compute 1", "copy-in", "copy-out"});
+  }
+  std::map<std::uint64_t, std::size_t> seen;
+  std::set<std::uint64_t> ids;
+  for (const TraceSlice& slice : trace.slices) {
+    CAPTURE(slice.name);
+    CHECK(ids.insert(slice.id).second);
+    CHECK(slice.start_ns <= slice.end_ns);
+    if (slice.device) {
+      const auto& lanes = trace.devices[*slice.device].lanes;
+      CHECK(std::find(lanes.begin(), lanes.end(), slice.lane) != lanes.end());
+      // Moved onto the host's clock: never before the host enqueued it.
+      CHECK(slice.start_ns >= slice.enqueued_ns);
+    }
+    if (own_slice(slice)) ++seen[*slice.task];
+    if (slice.kind == TraceKind::kernel && own_slice(slice)) {
+      CHECK(slice.kernel == "add_to_range");
+      CHECK(slice.profile_match == "fixed");
+      CHECK(slice.policy == "pinned");
+      CHECK(slice.flops == 4096.0);
+      CHECK(slice.lane.rfind("compute ", 0) == 0);
+    }
+  }
+  // The host task and, per device, a fill, three kernels and a copy.
+  CHECK(seen.size() == run.size());
+  for (std::size_t i = 0; i < run.size(); ++i) CHECK(seen[run.task(TaskId{i}).index] == 1);
+
+  // Each kernel of a chain starts after the one before ends (one device clock).
+  std::map<std::uint64_t, const TraceSlice*> own;
+  for (const TraceSlice& slice : trace.slices) {
+    if (own_slice(slice)) own[*slice.task] = &slice;
+  }
+  for (const auto& [task, slice] : own) {
+    for (std::uint64_t before : slice->after) {
+      REQUIRE(own.contains(before));
+      if (own[before]->device == slice->device && slice->device) CHECK(slice->start_ns >= own[before]->end_ns);
+    }
+  }
+
+  // In the file: every arrow starts and ends inside an event of its lane.
+  const nlohmann::json root = nlohmann::json::parse(to_chrome_trace(trace));
+  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> spans;
+  for (const auto& event : root["traceEvents"]) {
+    if (event["ph"] == "X") {
+      const double ts = event["ts"];
+      spans[{event["pid"].get<int>(), event["tid"].get<int>()}].push_back({ts, ts + event["dur"].get<double>()});
+    }
+  }
+  std::map<std::uint64_t, int> ends;
+  for (const auto& event : root["traceEvents"]) {
+    if (event["ph"] != "s" && event["ph"] != "f") continue;
+    ends[event["id"].get<std::uint64_t>()] += event["ph"] == "s" ? 1 : 10;
+    const double ts = event["ts"];
+    const auto& on_lane = spans[{event["pid"].get<int>(), event["tid"].get<int>()}];
+    CHECK(std::any_of(on_lane.begin(), on_lane.end(),
+                      [&](const auto& span) { return span.first <= ts && ts <= span.second; }));
+  }
+  CHECK(!ends.empty());
+  for (const auto& [id, count] : ends) CHECK(count == 11);
+  executor.synchronize(copies[0]);
+  CHECK(copies[0].host()[0] == 6);
+}
+
+TEST_CASE("Executor.Trace.a_failed_task_leaves_the_executor_tracing") {
+  if (!have_devices(1)) return;
+  Executor executor(runtime(), traced());
+  Buffer<int> data(64);
+  executor.host({write(data)}, [] { throw std::runtime_error("deliberate"); });
+  CHECK_THROWS_AS(executor.trace(), Error);
+  executor.kernel(conformance, "add_to_range", {Extent(64)}, {0, 64, 1, read_write(data)});
+  const Trace trace = executor.trace();
+  std::size_t kernels = 0;
+  for (const TraceSlice& slice : trace.slices) kernels += slice.kind == TraceKind::kernel;
+  CHECK(kernels == 1);
+}
+
+TEST_CASE("Executor.Trace.is_off_unless_asked_for") {
+  if (!have_devices(1)) return;
+  Executor executor(runtime(), on_selected_devices());
+  CHECK_THROWS_WITH_AS(executor.trace(), doctest::Contains("ExecutorOptions::trace"), Error);
+}
+
+TEST_CASE("Executor.Trace.trace_file_and_timeline_are_written_when_the_executor_goes") {
+  if (!have_devices(1)) return;
+  TemporaryFolder folder;
+  const std::filesystem::path file = folder.path / "run.json";
+  {
+    ExecutorOptions options = on_selected_devices();
+    options.trace_file = file;
+    Executor executor(runtime(), options);
+    Buffer<int> data(std::vector<int>(1024, 1));
+    executor.kernel(conformance, "add_to_range", {Extent(1024)}, {0, 1024, 1, read_write(data)});
+    executor.host({read(data)}, [] {});
+  }
+  const Trace trace = read_chrome_trace(file);
+  std::set<TraceKind> kinds;
+  for (const TraceSlice& slice : trace.slices) kinds.insert(slice.kind);
+  // The input went in, the kernel ran, the host read it back.
+  CHECK(kinds == std::set<TraceKind>{TraceKind::copy_in, TraceKind::kernel, TraceKind::copy_out, TraceKind::host});
+  std::ifstream svg(std::filesystem::path(file).concat(".svg"));
+  std::string first;
+  std::getline(svg, first);
+  CHECK(first.rfind("<svg", 0) == 0);
+}
+
+}  // namespace alloy::test
