@@ -1,0 +1,68 @@
+# Script mode: runs one program of samples/diagnose as written and fixed, and
+# checks alloy's report names its cause first, and that the fix removes most
+# of what that cause cost. PROGRAM: transfer-bound, launch-bound or untuned.
+cmake_minimum_required(VERSION 3.25)
+
+# Runs diagnose with the arguments after the output variable; sets it to the
+# report's JSON.
+function(report_of output)
+  execute_process(COMMAND ${DIAGNOSE} ${ARGN} --json RESULT_VARIABLE result OUTPUT_VARIABLE json ERROR_VARIABLE err)
+  if(NOT result EQUAL 0)
+    message(FATAL_ERROR "diagnose ${ARGN} exited with ${result}:\n${json}\n${err}")
+  endif()
+  message(STATUS "diagnose ${ARGN}:\n${json}")
+  set(${output} "${json}" PARENT_SCOPE)
+endfunction()
+
+# Sets `output` to the saving of the report's line for `cause`, or 0 without one.
+function(saving_of output json cause)
+  set(saving 0)
+  string(JSON lines LENGTH "${json}" diagnoses)
+  math(EXPR last "${lines} - 1")
+  foreach(i RANGE ${last})
+    string(JSON line_cause GET "${json}" diagnoses ${i} cause)
+    if(line_cause STREQUAL cause)
+      string(JSON saving GET "${json}" diagnoses ${i} saving_ns)
+      break()
+    endif()
+  endforeach()
+  set(${output} ${saving} PARENT_SCOPE)
+endfunction()
+
+if(PROGRAM STREQUAL "untuned")
+  # The deliberate form reads no profiles; the fixed one reads what autotune wrote.
+  file(REMOVE_RECURSE "${WORK_DIR}")
+  execute_process(COMMAND ${AUTOTUNE} --kernel alloy.gemm --size 512x512x512 --profile-dir ${WORK_DIR}
+                          --budget-seconds 10 RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT result EQUAL 0)
+    message(FATAL_ERROR "autotune exited with ${result}:\n${out}\n${err}")
+  endif()
+  set(fix_arguments --profiles ${WORK_DIR})
+endif()
+
+report_of(deliberate ${PROGRAM})
+report_of(fixed ${PROGRAM} --fixed ${fix_arguments})
+
+string(JSON first GET "${deliberate}" diagnoses 0 cause)
+if(NOT first STREQUAL PROGRAM)
+  message(FATAL_ERROR "the report on ${PROGRAM} names ${first} first")
+endif()
+string(JSON deliberate_window GET "${deliberate}" window_ns)
+string(JSON fixed_window GET "${fixed}" window_ns)
+saving_of(deliberate_saving "${deliberate}" ${PROGRAM})
+saving_of(fixed_saving "${fixed}" ${PROGRAM})
+# As shares of each run's traced time: what the cause cost after the fix
+# is under half what it cost before (figures in samples/diagnose/README.md).
+math(EXPR deliberate_share "1000 * ${deliberate_saving} / ${deliberate_window}")
+math(EXPR fixed_share "1000 * ${fixed_saving} / ${fixed_window}")
+math(EXPR half_share "${deliberate_share} / 2")
+if(fixed_share GREATER half_share)
+  message(FATAL_ERROR "fixed, ${PROGRAM} still costs ${fixed_share} per mille of the run; "
+                      "as written, ${deliberate_share}")
+endif()
+if(PROGRAM STREQUAL "untuned")
+  string(JSON match GET "${fixed}" kernels 0 profile_match)
+  if(match STREQUAL "defaults" OR NOT fixed_saving EQUAL 0)
+    message(FATAL_ERROR "with autotune's profile the gemm matched '${match}'")
+  endif()
+endif()
