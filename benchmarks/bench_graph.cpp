@@ -1,6 +1,7 @@
 // Per-task overhead of the executor against raw queue launches and a plain
 // OpenCL enqueue loop, on the first device (PoCL in CI). Each case reports
-// "us_per_task".
+// "us_per_task"; the executor's cases run untraced (traced:0) and recording
+// a trace (traced:1), for what self-measurement costs.
 //
 //   build/default/bin/bench_graph --benchmark_format=json
 #include <benchmark/benchmark.h>
@@ -19,9 +20,11 @@ using bench::tasks;
 const alloy::ProgramSource conformance{"conformance.cl",
                                        std::string(alloy_kernels::conformance_source), ""};
 
-alloy::ExecutorOptions one_device() {
+/// The first device; traced when the case's argument is 1.
+alloy::ExecutorOptions one_device(const benchmark::State& state) {
   alloy::ExecutorOptions options;
   options.devices = {&device()};
+  options.trace = state.range(0) != 0;
   return options;
 }
 
@@ -45,7 +48,7 @@ void raw_enqueue(benchmark::State& state) {
 /// Independent kernel tasks, the graph built and run each time in a warm
 /// executor: building (edges inferred) plus running.
 void graph_kernels(benchmark::State& state) {
-  alloy::Executor executor(runtime(), one_device());
+  alloy::Executor executor(runtime(), one_device(state));
   executor.run(empty_kernels());  // compiles and warms up
   executor.wait();
   for (auto _ : state) {
@@ -62,7 +65,7 @@ void chain_kernels(benchmark::State& state) {
   for (int i = 0; i < tasks; ++i) {
     graph.kernel(conformance, "add_to_range", {alloy::Extent(64)}, {0, 64, 1, alloy::read_write(data)});
   }
-  alloy::Executor executor(runtime(), one_device());
+  alloy::Executor executor(runtime(), one_device(state));
   for (auto _ : state) {
     executor.run(graph);
     executor.wait();
@@ -73,7 +76,7 @@ void chain_kernels(benchmark::State& state) {
 void host_fanout(benchmark::State& state) {
   alloy::Graph graph;
   for (int i = 0; i < tasks; ++i) graph.host({}, [] {});
-  alloy::Executor executor(runtime(), one_device());
+  alloy::Executor executor(runtime(), one_device(state));
   for (auto _ : state) {
     executor.run(graph);
     executor.wait();
@@ -85,7 +88,7 @@ void host_chain(benchmark::State& state) {
   alloy::Buffer<int> data(1);
   alloy::Graph graph;
   for (int i = 0; i < tasks; ++i) graph.host({alloy::read_write(data)}, [&data] { ++data.host()[0]; });
-  alloy::Executor executor(runtime(), one_device());
+  alloy::Executor executor(runtime(), one_device(state));
   for (auto _ : state) {
     executor.run(graph);
     executor.wait();
@@ -98,7 +101,7 @@ void host_chain(benchmark::State& state) {
 void first_run(benchmark::State& state) {
   for (auto _ : state) {
     const alloy::Graph graph = empty_kernels();
-    alloy::Executor executor(runtime(), one_device());
+    alloy::Executor executor(runtime(), one_device(state));
     executor.run(graph);
     executor.wait();
   }
@@ -108,7 +111,7 @@ void first_run(benchmark::State& state) {
 /// One prebuilt graph of independent kernels, replayed in a warm executor.
 void replay(benchmark::State& state) {
   const alloy::Graph graph = empty_kernels();
-  alloy::Executor executor(runtime(), one_device());
+  alloy::Executor executor(runtime(), one_device(state));
   executor.run(graph);  // compiles and warms up
   executor.wait();
   for (auto _ : state) {
@@ -120,7 +123,7 @@ void replay(benchmark::State& state) {
 
 /// The same kernels submitted one by one (Executor::kernel), one wait at the end.
 void one_task_calls(benchmark::State& state) {
-  alloy::Executor executor(runtime(), one_device());
+  alloy::Executor executor(runtime(), one_device(state));
   executor.kernel(conformance, "empty", {alloy::Extent(1)}, {});
   executor.wait();
   for (auto _ : state) {
@@ -133,12 +136,12 @@ void one_task_calls(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(raw_enqueue)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(graph_kernels)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(chain_kernels)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(host_fanout)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(host_chain)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(first_run)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(replay)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(one_task_calls)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(graph_kernels)->Unit(benchmark::kMillisecond)->UseRealTime()->ArgName("traced")->Arg(0)->Arg(1);
+BENCHMARK(chain_kernels)->Unit(benchmark::kMillisecond)->UseRealTime()->ArgName("traced")->Arg(0)->Arg(1);
+BENCHMARK(host_fanout)->Unit(benchmark::kMillisecond)->UseRealTime()->ArgName("traced")->Arg(0)->Arg(1);
+BENCHMARK(host_chain)->Unit(benchmark::kMillisecond)->UseRealTime()->ArgName("traced")->Arg(0)->Arg(1);
+BENCHMARK(first_run)->Unit(benchmark::kMillisecond)->UseRealTime()->ArgName("traced")->Arg(0)->Arg(1);
+BENCHMARK(replay)->Unit(benchmark::kMillisecond)->UseRealTime()->ArgName("traced")->Arg(0)->Arg(1);
+BENCHMARK(one_task_calls)->Unit(benchmark::kMillisecond)->UseRealTime()->ArgName("traced")->Arg(0)->Arg(1);
 
 BENCHMARK_MAIN();

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "executor_state.hpp"
+#include "profiler_ranges.hpp"
 
 namespace alloy::detail {
 namespace {
@@ -76,7 +77,7 @@ std::shared_ptr<Event> enqueue(const Task& task, Queue& queue, const KernelResol
   return queue.fill(*memories[0], range.begin, &fill.pattern, fill.pattern_bytes, range.size());
 }
 
-std::string policy_name(const Task& task, SchedulingPolicy policy) {
+const char* policy_name(const Task& task, SchedulingPolicy policy) {
   if (task.options.device) return "pinned";
   switch (policy) {
     case SchedulingPolicy::round_robin: return "round_robin";
@@ -92,7 +93,11 @@ TraceAttribution ExecutorState::attribution(std::uint64_t id) const {
   const TaskState& state = task(id);
   TraceAttribution traced;
   traced.task = id;
-  traced.name = label(id);
+  // The parts of label(id), put together only when the trace is read.
+  traced.number = state.run->number == 0 ? id : state.in_graph;
+  traced.graph_run = state.run->number;
+  traced.name = state.task->options.name;
+  traced.kind = state.task->kind_name();
   traced.run_submitted = state.run->submitted;
   for_each_dependency(state, [&](std::uint64_t before) { traced.after.push_back(before); });
   traced.flops = state.task->options.flops;
@@ -166,6 +171,8 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
     for (std::uint64_t other : waiting) make_ready(other);
     handed_off -= waiting.size();
   }
+  // Nsight Systems and rocprof show the task's commands under its name.
+  const ProfilerRange range([&] { return label(id); });
   std::optional<TraceRecorder::Scope> traced;
   if (recorder) {
     TraceAttribution facts = attribution(id);
@@ -174,7 +181,7 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
     if (resolved && resolved->configuration) {
       const auto& tuned = std::get<TunedKernelCall>(work.kernel()->program);
       facts.configuration = describe(*tuned.tunable, *resolved->configuration);
-      facts.profile_match = std::string(to_string(resolved->match));
+      facts.profile_match = to_string(resolved->match).data();  // a literal
     }
     traced.emplace(recorder.get(), std::move(facts));
   }

@@ -175,7 +175,8 @@ struct ExecutorState {
   void start_host_task(std::uint64_t id);
   /// On a host worker (or the completion thread), without the lock; the
   /// function travels with the work, so running it takes the lock once.
-  void run_host_task(std::uint64_t id, std::function<void()> function);
+  /// `range_name`: the task's name where a profiler takes ranges, else empty.
+  void run_host_task(std::uint64_t id, std::function<void()> function, const std::string& range_name);
   /// When a host task's function ran, for the trace.
   struct HostTaskTimes {
     std::chrono::steady_clock::time_point started;

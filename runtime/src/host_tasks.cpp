@@ -4,6 +4,7 @@
 
 #include "alloy/error.hpp"
 #include "executor_state.hpp"
+#include "profiler_ranges.hpp"
 
 namespace alloy::detail {
 
@@ -24,9 +25,16 @@ void ExecutorState::start_host_task(std::uint64_t id) {
   std::erase_if(waits, [](const auto& event) { return event->is_complete(); });
   if (state.task->on_host()) state.run->count_host_task();
   const bool runs_inline = state.runs_inline;
+  // Named here, under the executor's lock, for profilers' ranges.
+  std::string range_name = profiler_listening() ? label(id) : std::string();
   if (waits.empty() && runs_inline) {
-    const auto started = std::chrono::steady_clock::now();
-    if (state.function) state.function();
+    // The clock is read only for a trace: a host task may take well under a microsecond.
+    std::chrono::steady_clock::time_point started;
+    if (recorder) started = std::chrono::steady_clock::now();
+    if (state.function) {
+      const ProfilerRange range([&] { return range_name; });
+      state.function();
+    }
     state.function = nullptr;
     if (recorder) recorder->host_task(attribution(id), started, started, std::chrono::steady_clock::now());
     release(id);
@@ -35,39 +43,42 @@ void ExecutorState::start_host_task(std::uint64_t id) {
   ++handed_off;
   std::function<void()> function = std::move(state.function);
   if (waits.empty()) {
-    host_pool.post([this, id, function = std::move(function)]() mutable {
-      run_host_task(id, std::move(function));
+    host_pool.post([this, id, function = std::move(function), range_name = std::move(range_name)]() mutable {
+      run_host_task(id, std::move(function), range_name);
     });
     return;
   }
   // The completion thread waits for the device work; the feeder goes on.
-  watcher.watch(std::move(waits), [this, id, runs_inline, function = std::move(function)](
-                                      std::exception_ptr failed) mutable {
+  watcher.watch(std::move(waits), [this, id, runs_inline, function = std::move(function),
+                                   range_name = std::move(range_name)](std::exception_ptr failed) mutable {
     if (failed) {
       function = nullptr;  // breaks the promise of a synchronize waiting on it
       finish_host_task(id, std::move(failed));
     } else if (runs_inline) {
-      run_host_task(id, std::move(function));
+      run_host_task(id, std::move(function), range_name);
     } else {
-      host_pool.post([this, id, function = std::move(function)]() mutable {
-        run_host_task(id, std::move(function));
+      host_pool.post([this, id, function = std::move(function), range_name = std::move(range_name)]() mutable {
+        run_host_task(id, std::move(function), range_name);
       });
     }
   });
 }
 
-void ExecutorState::run_host_task(std::uint64_t id, std::function<void()> function) {
+void ExecutorState::run_host_task(std::uint64_t id, std::function<void()> function, const std::string& range_name) {
   std::exception_ptr error;
   const RunningHostTask outer = std::exchange(running_host_task(), {this, id});
-  HostTaskTimes times{std::chrono::steady_clock::now(), {}};
+  // `recorder` is set when the executor is made, so reading it here is safe.
+  HostTaskTimes times;
+  if (recorder) times.started = std::chrono::steady_clock::now();
   try {
+    const ProfilerRange range([&] { return range_name; });
     if (function) function();
   } catch (...) {
     error = std::current_exception();
   }
   running_host_task() = outer;
   function = nullptr;  // releases what it holds before dependents are told
-  times.ended = std::chrono::steady_clock::now();
+  if (recorder) times.ended = std::chrono::steady_clock::now();
   finish_host_task(id, std::move(error), times);
 }
 

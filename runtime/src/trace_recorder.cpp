@@ -26,6 +26,10 @@ TraceKind kind_of(SubmittedCommand::Type type) {
   return TraceKind::kernel;
 }
 
+/// Commands whose events are kept before the oldest are read and let go:
+/// by then those have long completed, so reading them rarely waits.
+constexpr std::size_t most_events_kept = 2048;
+
 std::uint64_t work_groups(const LaunchRange& range) {
   if (!range.local) return 0;
   std::uint64_t groups = 1;
@@ -48,9 +52,27 @@ std::string unattributed(const TraceSlice& slice) {
 
 }  // namespace
 
+void TraceRecorder::read_timing(Command& command) {
+  try {
+    command.timing = command.event->timing();
+    command.timed = true;
+  } catch (const Error&) {
+    // A failed command has no times; its task's failure is reported by wait().
+  }
+  command.event.reset();
+}
+
+std::string TraceAttribution::label() const {
+  std::string text = "task " + std::to_string(number);
+  if (!name.empty()) text += " '" + name + "'";
+  text += std::string(" (") + kind + ")";
+  if (graph_run != 0) text += " of graph run " + std::to_string(graph_run);
+  return text;
+}
+
 class TraceRecorder::LaneObserver : public QueueObserver {
  public:
-  LaneObserver(TraceRecorder& recorder, std::size_t device, const std::string& lane)
+  LaneObserver(TraceRecorder& recorder, std::size_t device, std::uint32_t lane)
       : recorder_(recorder), device_(device), lane_(lane) {}
   void submitted(const Queue&, const SubmittedCommand& command) override {
     recorder_.submitted(device_, lane_, command);
@@ -59,7 +81,7 @@ class TraceRecorder::LaneObserver : public QueueObserver {
  private:
   TraceRecorder& recorder_;
   std::size_t device_;
-  const std::string& lane_;
+  std::uint32_t lane_;
 };
 
 TraceRecorder::TraceRecorder(const std::vector<Device*>& devices, unsigned compute_lanes) {
@@ -75,15 +97,14 @@ TraceRecorder::TraceRecorder(const std::vector<Device*>& devices, unsigned compu
 TraceRecorder::~TraceRecorder() = default;
 
 void TraceRecorder::observe(std::size_t device, DeviceLanes& lanes) {
-  const std::vector<std::string>& names = devices_.at(device).lanes;
-  const std::size_t compute = names.size() - 2;
-  auto watch = [&](Queue& queue, const std::string& name) {
-    observers_.push_back(std::make_unique<LaneObserver>(*this, device, name));
+  const auto compute = static_cast<std::uint32_t>(devices_.at(device).lanes.size() - 2);
+  auto watch = [&](Queue& queue, std::uint32_t lane) {
+    observers_.push_back(std::make_unique<LaneObserver>(*this, device, lane));
     queue.observe(observers_.back().get());
   };
-  for (std::size_t lane = 0; lane < compute; ++lane) watch(lanes.compute(lane), names[lane]);
-  watch(lanes.copy_in(), names[compute]);
-  watch(lanes.copy_out(), names[compute + 1]);
+  for (std::uint32_t lane = 0; lane < compute; ++lane) watch(lanes.compute(lane), lane);
+  watch(lanes.copy_in(), compute);
+  watch(lanes.copy_out(), compute + 1);
 }
 
 TraceRecorder::Scope::Scope(TraceRecorder* recorder, TraceAttribution attribution)
@@ -99,69 +120,116 @@ std::uint64_t TraceRecorder::since_start(std::chrono::steady_clock::time_point t
   return time <= origin_ ? 0 : static_cast<std::uint64_t>((time - origin_).count());
 }
 
-void TraceRecorder::submitted(std::size_t device, const std::string& lane, const SubmittedCommand& command) {
-  Command recorded{device, &lane, {}, since_start(command.enqueued), command.event, {}, false};
-  TraceSlice& slice = recorded.slice;
-  slice.kind = kind_of(command.type);
-  slice.device = device;
-  slice.bytes = command.bytes;
-  if (command.kernel != nullptr) {
-    slice.kernel = command.kernel->name();
-    slice.profile_match = "fixed";
-    slice.global_size = command.range->global.to_string();
-    slice.local_size = command.range->local ? command.range->local->to_string() : "";
-    slice.work_groups = work_groups(*command.range);
+std::uint64_t TraceRecorder::task_index(Scope& scope) {
+  if (scope.index_ == no_task) {
+    scope.index_ = tasks_.size();
+    tasks_.push_back(std::move(scope.attribution_));
   }
-  Scope* scope = current_scope != nullptr && current_scope->recorder_ == this ? current_scope : nullptr;
-  if (scope == nullptr) {
-    slice.name = unattributed(slice);
-    slice.run_submitted_ns = recorded.enqueued_ns;
-  } else {
-    const TraceAttribution& task = scope->attribution_;
-    slice.task = task.task;
-    slice.run_submitted_ns = since_start(task.run_submitted);
-    if (std::exchange(scope->own_next_, false)) {
-      slice.name = task.name;
-      slice.after = task.after;
-      slice.policy = task.policy;
-      if (task.predicted_seconds) slice.predicted_ns = static_cast<std::uint64_t>(*task.predicted_seconds * 1e9);
-      if (command.kernel != nullptr) {
-        slice.configuration = task.configuration;
-        if (!task.profile_match.empty()) slice.profile_match = task.profile_match;  // else "fixed"
-        slice.flops = task.flops;
-        slice.bytes = task.bytes;
-      }
-    } else {
-      slice.name = role(slice, task.name);
-    }
-  }
-  std::lock_guard lock(mutex_);
-  slice.id = next_id_++;
-  commands_.push_back(std::move(recorded));
+  return scope.index_;
 }
 
-std::string TraceRecorder::host_lane() {
-  const auto [lane, added] = host_lanes_.try_emplace(std::this_thread::get_id(), "");
-  if (added) lane->second = "host worker " + std::to_string(host_lanes_.size() - 1);
+void TraceRecorder::submitted(std::size_t device, std::uint32_t lane, const SubmittedCommand& command) {
+  // Only copies here: names, sizes and the task's facts are put together
+  // when the trace is read.
+  Command recorded{static_cast<std::uint32_t>(device), lane, command.type, false, false, no_task,
+                   since_start(command.enqueued), command.bytes, {}, {}, command.event, {}};
+  if (command.kernel != nullptr) {
+    recorded.kernel = command.kernel->name();
+    recorded.range = *command.range;
+  }
+  Scope* scope = current_scope != nullptr && current_scope->recorder_ == this ? current_scope : nullptr;
+  if (scope != nullptr) recorded.own = std::exchange(scope->own_next_, false);
+  std::lock_guard lock(mutex_);
+  if (scope != nullptr) recorded.task = task_index(*scope);
+  commands_.push_back(std::move(recorded));
+  if (commands_.size() - harvested_ >= most_events_kept) harvest_completed();
+}
+
+void TraceRecorder::harvest_completed() {
+  if (reading_now_) return;
+  for (; harvested_ < commands_.size(); ++harvested_) {
+    Command& command = commands_[harvested_];
+    if (!command.event) continue;
+    if (!command.event->is_complete()) return;  // the rest on a later harvest, or in trace()
+    read_timing(command);
+  }
+}
+
+std::uint32_t TraceRecorder::host_lane() {
+  const auto [lane, added] = host_lane_of_.try_emplace(std::this_thread::get_id(), 0);
+  if (added) {
+    lane->second = static_cast<std::uint32_t>(host_lanes_.size());
+    host_lanes_.push_back("host worker " + std::to_string(host_lanes_.size()));
+  }
   return lane->second;
 }
 
 void TraceRecorder::host_task(TraceAttribution attribution, std::chrono::steady_clock::time_point ready,
                               std::chrono::steady_clock::time_point started,
                               std::chrono::steady_clock::time_point ended) {
-  TraceSlice slice;
-  slice.task = attribution.task;
-  slice.name = std::move(attribution.name);
-  slice.kind = TraceKind::host;
-  slice.start_ns = since_start(started);
-  slice.end_ns = std::max(slice.start_ns, since_start(ended));
-  slice.enqueued_ns = since_start(ready);
-  slice.run_submitted_ns = since_start(attribution.run_submitted);
-  slice.after = std::move(attribution.after);
+  const HostTask host{0, 0, since_start(ready), since_start(started), since_start(ended)};
   std::lock_guard lock(mutex_);
-  slice.id = next_id_++;
-  slice.lane = host_lane();
-  host_slices_.push_back(std::move(slice));
+  host_tasks_.push_back(host);
+  host_tasks_.back().task = tasks_.size();
+  host_tasks_.back().lane = host_lane();
+  tasks_.push_back(std::move(attribution));
+}
+
+TraceSlice TraceRecorder::slice_of(const Command& command, std::int64_t offset) const {
+  TraceSlice slice;
+  slice.kind = kind_of(command.type);
+  slice.device = command.device;
+  slice.lane = devices_[command.device].lanes[command.lane];
+  slice.bytes = command.bytes;
+  slice.enqueued_ns = command.enqueued_ns;
+  slice.start_ns = static_cast<std::uint64_t>(static_cast<std::int64_t>(command.timing.started_ns) + offset);
+  slice.end_ns = static_cast<std::uint64_t>(
+      static_cast<std::int64_t>(std::max(command.timing.ended_ns, command.timing.started_ns)) + offset);
+  if (command.range) {
+    slice.kernel = command.kernel;
+    slice.profile_match = "fixed";
+    slice.global_size = command.range->global.to_string();
+    slice.local_size = command.range->local ? command.range->local->to_string() : "";
+    slice.work_groups = work_groups(*command.range);
+  }
+  if (command.task == no_task) {
+    slice.name = unattributed(slice);
+    slice.run_submitted_ns = command.enqueued_ns;
+    return slice;
+  }
+  const TraceAttribution& task = tasks_[command.task];
+  slice.task = task.task;
+  slice.run_submitted_ns = since_start(task.run_submitted);
+  if (!command.own) {
+    slice.name = role(slice, task.label());
+    return slice;
+  }
+  slice.name = task.label();
+  slice.after = task.after;
+  slice.policy = task.policy;
+  if (task.predicted_seconds) slice.predicted_ns = static_cast<std::uint64_t>(*task.predicted_seconds * 1e9);
+  if (command.range) {
+    slice.configuration = task.configuration;
+    if (task.profile_match != nullptr) slice.profile_match = task.profile_match;
+    slice.flops = task.flops;
+    slice.bytes = task.bytes;
+  }
+  return slice;
+}
+
+TraceSlice TraceRecorder::slice_of(const HostTask& host) const {
+  const TraceAttribution& task = tasks_[host.task];
+  TraceSlice slice;
+  slice.task = task.task;
+  slice.name = task.label();
+  slice.kind = TraceKind::host;
+  slice.lane = host_lanes_[host.lane];
+  slice.start_ns = host.started_ns;
+  slice.end_ns = std::max(host.started_ns, host.ended_ns);
+  slice.enqueued_ns = host.ready_ns;
+  slice.run_submitted_ns = since_start(task.run_submitted);
+  slice.after = task.after;
+  return slice;
 }
 
 Trace TraceRecorder::trace() {
@@ -169,47 +237,36 @@ Trace TraceRecorder::trace() {
   std::vector<Command*> untimed;
   {
     std::lock_guard lock(mutex_);
-    for (Command& command : commands_) {
-      if (!command.timed && command.event) untimed.push_back(&command);
-    }
+    reading_now_ = true;
+    commands_.for_each([&](Command& command) {
+      if (command.event) untimed.push_back(&command);
+    });
   }
   // Outside the lock: reading a timestamp waits for its command.
-  for (Command* command : untimed) {
-    try {
-      command->timing = command->event->timing();
-      command->timed = true;
-    } catch (const Error&) {
-      // A failed command has no times; its task's failure is reported by wait().
-    }
-    command->event.reset();
-  }
+  for (Command* command : untimed) read_timing(*command);
   std::lock_guard lock(mutex_);
+  reading_now_ = false;
   // A device's clock sits at least `enqueued - queued` behind the host's for
   // every command (it was queued after the host called), so the largest of
   // those is the closest bound: it puts every command after its submission.
   std::vector<std::int64_t> offsets(devices_.size(), std::numeric_limits<std::int64_t>::min());
-  for (const Command& command : commands_) {
-    if (!command.timed) continue;
+  commands_.for_each([&](const Command& command) {
+    if (!command.timed) return;
     const std::uint64_t queued = command.timing.queued_ns != 0 ? command.timing.queued_ns : command.timing.started_ns;
     offsets[command.device] = std::max(offsets[command.device], static_cast<std::int64_t>(command.enqueued_ns) -
                                                                     static_cast<std::int64_t>(queued));
-  }
+  });
   Trace trace;
   trace.devices = devices_;
-  for (const Command& command : commands_) {
-    if (!command.timed) continue;
-    TraceSlice slice = command.slice;
-    const std::int64_t offset = offsets[command.device];
-    slice.lane = *command.lane;
-    slice.enqueued_ns = command.enqueued_ns;
-    slice.start_ns = static_cast<std::uint64_t>(static_cast<std::int64_t>(command.timing.started_ns) + offset);
-    slice.end_ns = static_cast<std::uint64_t>(
-        static_cast<std::int64_t>(std::max(command.timing.ended_ns, command.timing.started_ns)) + offset);
-    trace.slices.push_back(std::move(slice));
-  }
-  trace.slices.insert(trace.slices.end(), host_slices_.begin(), host_slices_.end());
+  trace.slices.reserve(commands_.size() + host_tasks_.size());
+  commands_.for_each([&](const Command& command) {
+    if (command.timed) trace.slices.push_back(slice_of(command, offsets[command.device]));
+  });
+  host_tasks_.for_each([&](const HostTask& host) { trace.slices.push_back(slice_of(host)); });
   std::stable_sort(trace.slices.begin(), trace.slices.end(),
                    [](const TraceSlice& a, const TraceSlice& b) { return a.start_ns < b.start_ns; });
+  std::uint64_t id = 1;
+  for (TraceSlice& slice : trace.slices) slice.id = id++;
   return trace;
 }
 

@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -16,26 +15,35 @@
 #include "alloy/backend/device.hpp"
 #include "alloy/trace.hpp"
 #include "lanes.hpp"
+#include "record_log.hpp"
 
 namespace alloy::detail {
 
-/// The task the commands a thread submits belong to, and what its own
-/// command (the kernel, copy or fill it is) is told of.
+/// What the trace needs of a task, copied when it starts: cheap to copy
+/// (its label is formatted only when the trace is read).
 struct TraceAttribution {
   std::uint64_t task = 0;
-  std::string name;  ///< "task 3 'scale' (kernel)"
+  std::uint64_t number = 0;     ///< as its label counts: its id, or its id in its graph
+  std::uint32_t graph_run = 0;  ///< RunRecord::number; 0: a one-task call
+  std::string name;             ///< TaskOptions::name
+  const char* kind = "";        ///< Task::kind_name()
   std::chrono::steady_clock::time_point run_submitted;
   std::vector<std::uint64_t> after;
-  std::string policy;  ///< SchedulingPolicy's name, or "pinned"
+  const char* policy = "";  ///< SchedulingPolicy's name, or "pinned"
   std::optional<double> predicted_seconds;
   std::string configuration;
-  std::string profile_match;
+  const char* profile_match = nullptr;  ///< ProfileMatch's name; nullptr: "fixed"
   double flops = 0;         ///< TaskOptions::flops
   std::uint64_t bytes = 0;  ///< TaskOptions::bytes
+
+  /// As ExecutorState::label gives it: "task 3 'scale' (kernel) of graph run 2".
+  std::string label() const;
 };
 
 class TraceRecorder {
  public:
+  static constexpr std::uint64_t no_task = ~std::uint64_t{0};
+
   TraceRecorder(const std::vector<Device*>& devices, unsigned compute_lanes);
   ~TraceRecorder();
   TraceRecorder(const TraceRecorder&) = delete;
@@ -58,6 +66,7 @@ class TraceRecorder {
     friend class TraceRecorder;
     TraceRecorder* recorder_;
     TraceAttribution attribution_;
+    std::uint64_t index_ = no_task;  ///< in tasks_, once a command was recorded
     bool own_next_ = false;
     Scope* outer_;
   };
@@ -73,29 +82,51 @@ class TraceRecorder {
 
  private:
   class LaneObserver;
+  /// One device command, compact: recording must cost little per command.
   struct Command {
-    std::size_t device;
-    const std::string* lane;
-    TraceSlice slice;  ///< without its times
+    std::uint32_t device;
+    std::uint32_t lane;  ///< index into the device's lanes
+    SubmittedCommand::Type type;
+    bool own = false;    ///< its task's own command, not one it needed
+    bool timed = false;  ///< `timing` read
+    std::uint64_t task = no_task;  ///< index into tasks_
     std::uint64_t enqueued_ns;
-    std::shared_ptr<Event> event;
-    EventTiming timing;  ///< once read
-    bool timed = false;
+    std::uint64_t bytes;
+    std::string kernel;                  ///< a launch's entry point
+    std::optional<LaunchRange> range;    ///< a launch's
+    std::shared_ptr<Event> event;        ///< until its timing is read
+    EventTiming timing;
+  };
+  struct HostTask {
+    std::uint64_t task;  ///< index into tasks_
+    std::uint32_t lane;  ///< index into host_lanes_
+    std::uint64_t ready_ns, started_ns, ended_ns;
   };
 
   std::uint64_t since_start(std::chrono::steady_clock::time_point time) const;
-  void submitted(std::size_t device, const std::string& lane, const SubmittedCommand& command);
-  std::string host_lane();  ///< this thread's, under mutex_
+  void submitted(std::size_t device, std::uint32_t lane, const SubmittedCommand& command);
+  std::uint64_t task_index(Scope& scope);  ///< under mutex_
+  /// Reads the times of the commands completed so far, in order, and lets go
+  /// of their events (under mutex_): a backend's events kept by the
+  /// thousand cost it more than reading them.
+  void harvest_completed();
+  static void read_timing(Command& command);  ///< then drops its event
+  std::uint32_t host_lane();               ///< this thread's, under mutex_
+  TraceSlice slice_of(const Command& command, std::int64_t offset) const;
+  TraceSlice slice_of(const HostTask& host) const;
 
   std::chrono::steady_clock::time_point origin_ = std::chrono::steady_clock::now();
   std::vector<TraceDevice> devices_;
   std::vector<std::unique_ptr<LaneObserver>> observers_;
   std::mutex reading_;  ///< one trace() at a time: it times commands outside mutex_
   std::mutex mutex_;
-  std::uint64_t next_id_ = 1;
-  std::deque<Command> commands_;  ///< appended while trace() reads those before
-  std::vector<TraceSlice> host_slices_;
-  std::map<std::thread::id, std::string> host_lanes_;
+  RecordLog<TraceAttribution> tasks_;  ///< appended while trace() reads those before
+  RecordLog<Command> commands_;
+  std::size_t harvested_ = 0;  ///< commands_ before it have no event left
+  bool reading_now_ = false;   ///< trace() reads times outside mutex_: no harvest meanwhile
+  RecordLog<HostTask> host_tasks_;
+  std::map<std::thread::id, std::uint32_t> host_lane_of_;
+  std::vector<std::string> host_lanes_;
 };
 
 }  // namespace alloy::detail

@@ -58,7 +58,7 @@ struct TraceSlice {
   // Kernels only.
   std::string kernel;         ///< the entry point
   std::string configuration;  ///< a tunable kernel's, "TS=16 WPT=4"; empty for a fixed one
-  /// ProfileMatch's name ("exact", "nearest", "defaults"), or "fixed" for a
+  /// ProfileMatch's name ("device", "architecture", "vendor", "defaults"), or "fixed" for a
   /// kernel that is not tunable.
   std::string profile_match;
   std::string global_size;  ///< "1024x1024"
