@@ -5,6 +5,8 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "alloy/error.hpp"
 #include "time_text.hpp"
@@ -14,9 +16,28 @@ namespace {
 
 constexpr double label_width = 250;
 constexpr double plot_width = 950;
+/// What fits across the picture at 12 px sans-serif, to wrap diagnoses.
+constexpr std::size_t characters_per_line = 175;
 constexpr double row_height = 18;
 constexpr double row_gap = 4;
 constexpr double top = 40;
+
+/// `text` in lines of at most `width` characters, broken between words.
+std::vector<std::string> wrapped(const std::string& text, std::size_t width) {
+  std::vector<std::string> lines;
+  std::istringstream words(text);
+  std::string word;
+  std::string line;
+  while (words >> word) {
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      lines.push_back(line);
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
 
 const char* colour(TraceKind kind) {
   switch (kind) {
@@ -180,19 +201,19 @@ std::string timeline_svg(const Trace& trace, const UtilizationReport& report) {
   }
   y += row_height;
   // The legend, then the diagnoses.
-  double x = label_width;
+  double x = 8;
   for (TraceKind kind : {TraceKind::kernel, TraceKind::copy_in, TraceKind::copy_out, TraceKind::copy,
                          TraceKind::fill, TraceKind::host}) {
     canvas.rectangle(x, x + 12, y, 12, colour(kind));
     canvas.text(x + 16, y + 11, std::string(to_string(kind)));
-    x += 90;
+    x += 100;
   }
   y += 20;
-  x = label_width;
+  x = 8;
   for (std::size_t c = 0; c < idle_cause_count; ++c) {
     canvas.rectangle(x, x + 12, y, 12, colour(static_cast<IdleCause>(c)));
     canvas.text(x + 16, y + 11, "idle: " + std::string(to_string(static_cast<IdleCause>(c))));
-    x += 135;
+    x += 150;
   }
   y += 30;
   for (std::size_t i = 0; i < report.diagnoses.size(); ++i) {
@@ -200,11 +221,15 @@ std::string timeline_svg(const Trace& trace, const UtilizationReport& report) {
     std::string words = std::to_string(i + 1) + ". " + line.cause;
     if (line.saving_ns > 0) words += " (up to " + detail::duration_text(line.saving_ns) + "): ";
     else words += ": ";
-    canvas.text(8, y, words + line.finding);
-    y += 16;
-    if (!line.remedy.empty()) {
-      canvas.text(24, y, "fix: " + line.remedy, "fill=\"#555555\"");
+    for (const std::string& part : wrapped(words + line.finding, characters_per_line)) {
+      canvas.text(8, y, part);
       y += 16;
+    }
+    if (!line.remedy.empty()) {
+      for (const std::string& part : wrapped("fix: " + line.remedy, characters_per_line - 3)) {
+        canvas.text(24, y, part, "fill=\"#555555\"");
+        y += 16;
+      }
     }
   }
   std::ostringstream svg;
