@@ -162,6 +162,10 @@ std::string timeline_svg(const Trace& trace, const UtilizationReport& report) {
     if (added) host_rows.push_back({slice.lane, {}});
     host_rows[at->second].slices.push_back(&slice);
   }
+  // "host worker 2" before "host worker 10", whichever started first.
+  std::stable_sort(host_rows.begin(), host_rows.end(), [](const Row& a, const Row& b) {
+    return a.label.size() != b.label.size() ? a.label.size() < b.label.size() : a.label < b.label;
+  });
   double y = top;
   for (std::size_t d = 0; d < trace.devices.size(); ++d) {
     canvas.text(8, y + 13, trace.devices[d].label, "font-weight=\"bold\"");

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   bool as_json = false;
   std::string profiles;
   std::string trace_file;
+  std::string device_choice = "0";
   const std::map<std::string, diagnose::Program> programs = {{"transfer-bound", diagnose::Program::transfer_bound},
                                                              {"launch-bound", diagnose::Program::launch_bound},
                                                              {"untuned", diagnose::Program::untuned}};
@@ -30,19 +31,25 @@ int main(int argc, char** argv) {
                  "--fixed, untuned reads none");
   app.add_option("--trace", trace_file, "also write the Chrome trace here, and its SVG timeline beside it");
   app.add_flag("--json", as_json, "print the report as JSON");
+  app.add_option("--device", device_choice,
+                 "the device: its index as alloy-info lists it, or a backend name (its first device), e.g. "
+                 "emulated with ALLOY_EMULATED_DEVICES=pcie5");
   CLI11_PARSE(app, argc, argv);
 
   try {
     alloy::RuntimeOptions runtime_options;
     if (program == diagnose::Program::untuned && !fixed) runtime_options.profiles = std::filesystem::path();
     if (!profiles.empty()) runtime_options.profiles = profiles;
+    diagnose::define_emulated_models();
     alloy::Runtime runtime(runtime_options);
-    if (runtime.devices().empty()) {
-      std::fprintf(stderr, "diagnose: no device; alloy-info says why\n");
+    alloy::Device* device = diagnose::find_device(runtime, device_choice);
+    if (device == nullptr) {
+      std::fprintf(stderr, "diagnose: no device '%s' among the %zu found; alloy-info lists them\n",
+                   device_choice.c_str(), runtime.devices().size());
       return 1;
     }
     alloy::ExecutorOptions options;
-    options.devices = {runtime.devices().front()};
+    options.devices = {device};
     {
       // Compiles the kernels (into the runtime's cache), so that the traced
       // run shows the program, not its first compile.

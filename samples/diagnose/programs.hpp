@@ -24,6 +24,14 @@ struct Outcome {
   std::string summary;  ///< e.g. "16777216 floats polished, all exact"
 };
 
+/// What the kernels compute and how long they take on emulated devices
+/// (ALLOY_EMULATED_DEVICES), which run no device code.
+void define_emulated_models();
+
+/// The device `choice` names: an index into runtime.devices(), or a backend
+/// name for that backend's first device; nullptr when there is none.
+alloy::Device* find_device(alloy::Runtime& runtime, const std::string& choice);
+
 /// Runs `program` on the executor's first device, in its fixed form when
 /// `fixed`: streamed through alloy::Pipeline, fused into one task, or (for
 /// untuned, which is the same code) tuned by the profiles the runtime has.

@@ -1,6 +1,7 @@
 # Script mode: runs one program of samples/diagnose as written and fixed, and
 # checks alloy's report names its cause first, and that the fix removes most
-# of what that cause cost. PROGRAM: transfer-bound, launch-bound or untuned.
+# of what that cause cost. PROGRAM: transfer-bound, launch-bound or untuned;
+# DEVICE (optional): diagnose's --device.
 cmake_minimum_required(VERSION 3.25)
 
 # Runs diagnose with the arguments after the output variable; sets it to the
@@ -40,7 +41,11 @@ if(PROGRAM STREQUAL "untuned")
   set(fix_arguments --profiles ${WORK_DIR})
 endif()
 
-report_of(deliberate ${PROGRAM})
+if(DEVICE)
+  list(APPEND fix_arguments --device ${DEVICE})
+  set(device_arguments --device ${DEVICE})
+endif()
+report_of(deliberate ${PROGRAM} ${device_arguments})
 report_of(fixed ${PROGRAM} --fixed ${fix_arguments})
 
 string(JSON first GET "${deliberate}" diagnoses 0 cause)
