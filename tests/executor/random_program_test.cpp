@@ -7,7 +7,8 @@
 // buffer's records (pairs of uints) in a layout of their own: aos, soa or
 // aosoa, different ones in turn on one buffer; in some programs a profile
 // says to stage the records pair_sum reads on the host (packed there and
-// uploaded), the rest converting on the device.
+// uploaded), the rest converting on the device. A third of the executors
+// trace: their results must not change, and their trace must hold together.
 //
 // By default as many programs as fit in 60 s run (ALLOY_RANDOM_SECONDS
 // changes that); ALLOY_RANDOM_PROGRAMS=N runs exactly N. The first program's
@@ -19,11 +20,13 @@
 #include <cstdlib>
 #include <mutex>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <sstream>
 #include <thread>
 
 #include "embedded/conformance_source.hpp"
+#include "alloy/utilization_report.hpp"
 #include "embedded/pair_layouts_source.hpp"
 #include "support/layout_kernels.hpp"
 #include "support/temporary_folder.hpp"
@@ -316,7 +319,7 @@ struct Part {
          << static_cast<int>(options.policy) << ", memory cap " << options.device_memory_limit
          << ", " << buffers << " buffers, " << runs << (as_graph ? " graph run(s)" : " submission(s)")
          << (wait_between_runs ? (wait_on_the_run ? " with Run::wait()" : " with wait()") : "")
-         << (staged ? ", read records staged on the host" : "") << ":";
+         << (staged ? ", read records staged on the host" : "") << (options.trace ? ", traced" : "") << ":";
     for (const Step& step : steps) text << "\n  " << alloy::test::describe(step);
     return text.str();
   }
@@ -342,7 +345,34 @@ Part random_part(std::mt19937& random, const std::vector<Device*>& devices) {
   part.staged = random() % 2 == 0;
   const int length = 4 + static_cast<int>(random() % 20);
   for (int s = 0; s < length; ++s) part.steps.push_back(random_step(random, part.buffers, part.records));
+  part.options.trace = random() % 3 == 0;
   return part;
+}
+
+/// What is wrong with a traced executor's trace, or "": every slice ends
+/// after it starts, device commands sit on their device's lanes after the
+/// host enqueued them, ids are unique, each task has at most one slice of
+/// its own, and the report can be made from it.
+std::string check_trace(const Trace& trace) {
+  std::set<std::uint64_t> ids;
+  std::set<std::uint64_t> own;
+  for (const TraceSlice& slice : trace.slices) {
+    if (slice.end_ns < slice.start_ns) return "slice '" + slice.name + "' ends before it starts";
+    if (!ids.insert(slice.id).second) return "two slices have id " + std::to_string(slice.id);
+    if (slice.device) {
+      if (*slice.device >= trace.devices.size()) return "slice '" + slice.name + "' on no traced device";
+      const auto& lanes = trace.devices[*slice.device].lanes;
+      if (std::find(lanes.begin(), lanes.end(), slice.lane) == lanes.end()) {
+        return "slice '" + slice.name + "' on lane '" + slice.lane + "', which its device lacks";
+      }
+      if (slice.start_ns < slice.enqueued_ns) return "slice '" + slice.name + "' starts before it was enqueued";
+    }
+    if (slice.task && slice.name.rfind("task ", 0) == 0 && !own.insert(*slice.task).second) {
+      return "task " + std::to_string(*slice.task) + " has two slices of its own";
+    }
+  }
+  analyze(trace);
+  return "";
 }
 
 /// Runs one part on its own executor; returns what went wrong, or "".
@@ -387,6 +417,9 @@ std::string run_part(const Part& part, unsigned buffer_seed) {
   }
   for (auto& buffer : buffers) executor.synchronize(buffer);
   executor.wait();
+  if (options.trace) {
+    if (std::string wrong = check_trace(executor.trace()); !wrong.empty()) return "the trace: " + wrong;
+  }
 
   for (int b = 0; b < part.buffers; ++b) {
     const auto host = buffers[b].host();

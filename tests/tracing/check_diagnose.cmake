@@ -1,6 +1,6 @@
 # Script mode: runs one program of samples/diagnose as written and fixed, and
 # checks alloy's report names its cause first, and that the fix removes most
-# of what that cause cost. PROGRAM: transfer-bound, launch-bound or untuned;
+# of what that cause cost (for transfer-bound: of what overlap can hide). PROGRAM: transfer-bound, launch-bound or untuned;
 # DEVICE (optional): diagnose's --device.
 cmake_minimum_required(VERSION 3.25)
 
@@ -56,14 +56,33 @@ string(JSON deliberate_window GET "${deliberate}" window_ns)
 string(JSON fixed_window GET "${fixed}" window_ns)
 saving_of(deliberate_saving "${deliberate}" ${PROGRAM})
 saving_of(fixed_saving "${fixed}" ${PROGRAM})
-# As shares of each run's traced time: what the cause cost after the fix
-# is under half what it cost before (figures in samples/diagnose/README.md).
-math(EXPR deliberate_share "1000 * ${deliberate_saving} / ${deliberate_window}")
-math(EXPR fixed_share "1000 * ${fixed_saving} / ${fixed_window}")
-math(EXPR half_share "${deliberate_share} / 2")
-if(fixed_share GREATER half_share)
-  message(FATAL_ERROR "fixed, ${PROGRAM} still costs ${fixed_share} per mille of the run; "
-                      "as written, ${deliberate_share}")
+if(PROGRAM STREQUAL "transfer-bound")
+  # Overlapping can hide at most the shorter of the copies and the compute:
+  # the streamed run must win back at least half of that. (Where copies are
+  # far slower than compute, as under ThreadSanitizer, whose memcpy checks
+  # every byte PoCL copies, the program stays transfer-bound when streamed.)
+  string(JSON copies GET "${deliberate}" devices 0 copy_ns)
+  string(JSON compute GET "${deliberate}" devices 0 compute_ns)
+  set(hideable ${compute})
+  if(copies LESS compute)
+    set(hideable ${copies})
+  endif()
+  math(EXPR won "${deliberate_window} - ${fixed_window}")
+  math(EXPR half_hideable "${hideable} / 2")
+  if(won LESS half_hideable)
+    message(FATAL_ERROR "streamed, the run took ${fixed_window} ns against ${deliberate_window}: it won back "
+                        "${won} of the ${hideable} ns that overlap could hide")
+  endif()
+else()
+  # As shares of each run's traced time: what the cause cost after the fix
+  # is under half what it cost before (figures in samples/diagnose/README.md).
+  math(EXPR deliberate_share "1000 * ${deliberate_saving} / ${deliberate_window}")
+  math(EXPR fixed_share "1000 * ${fixed_saving} / ${fixed_window}")
+  math(EXPR half_share "${deliberate_share} / 2")
+  if(fixed_share GREATER half_share)
+    message(FATAL_ERROR "fixed, ${PROGRAM} still costs ${fixed_share} per mille of the run; "
+                        "as written, ${deliberate_share}")
+  endif()
 endif()
 if(PROGRAM STREQUAL "untuned")
   string(JSON match GET "${fixed}" kernels 0 profile_match)
