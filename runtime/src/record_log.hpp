@@ -25,7 +25,6 @@ class RecordLog {
   std::size_t size() const { return size_; }
   T& operator[](std::size_t i) { return chunks_[i / chunk_capacity][i % chunk_capacity]; }
   const T& operator[](std::size_t i) const { return chunks_[i / chunk_capacity][i % chunk_capacity]; }
-  T& back() { return chunks_.back().back(); }
 
   template <class F>
   void for_each(F&& f) {

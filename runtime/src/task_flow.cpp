@@ -86,7 +86,7 @@ std::string ExecutorState::label(std::uint64_t id) const {
   const TaskState& state = task(id);
   const RunRecord& run = *state.run;
   if (run.number == 0) return state.task->label({id});
-  return state.task->label({state.in_graph}) + " of graph run " + std::to_string(run.number);
+  return task_label(state.in_graph, state.task->options.name, state.task->kind_name(), run.number);
 }
 
 std::shared_ptr<RunRecord> ExecutorState::submit(std::shared_ptr<const GraphData> graph,

@@ -9,6 +9,7 @@
 #include "alloy/run.hpp"
 
 #include "alloy/error.hpp"
+#include "task.hpp"
 
 namespace alloy::detail {
 namespace {
@@ -62,13 +63,7 @@ void TraceRecorder::read_timing(Command& command) {
   command.event.reset();
 }
 
-std::string TraceAttribution::label() const {
-  std::string text = "task " + std::to_string(number);
-  if (!name.empty()) text += " '" + name + "'";
-  text += std::string(" (") + kind + ")";
-  if (graph_run != 0) text += " of graph run " + std::to_string(graph_run);
-  return text;
-}
+std::string TraceAttribution::label() const { return task_label(number, name, kind, graph_run); }
 
 class TraceRecorder::LaneObserver : public QueueObserver {
  public:
@@ -167,11 +162,8 @@ std::uint32_t TraceRecorder::host_lane() {
 void TraceRecorder::host_task(TraceAttribution attribution, std::chrono::steady_clock::time_point ready,
                               std::chrono::steady_clock::time_point started,
                               std::chrono::steady_clock::time_point ended) {
-  const HostTask host{0, 0, since_start(ready), since_start(started), since_start(ended)};
   std::lock_guard lock(mutex_);
-  host_tasks_.push_back(host);
-  host_tasks_.back().task = tasks_.size();
-  host_tasks_.back().lane = host_lane();
+  host_tasks_.push_back({tasks_.size(), host_lane(), since_start(ready), since_start(started), since_start(ended)});
   tasks_.push_back(std::move(attribution));
 }
 
