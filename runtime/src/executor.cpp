@@ -92,6 +92,13 @@ Run Executor::host(std::vector<Access> accesses, std::function<void()> function,
   return submit_only_task(std::move(one), std::move(after));
 }
 
+Run Executor::async(std::vector<Access> accesses, AsyncStart start, TaskOptions options) {
+  std::vector<TaskId> after = std::exchange(options.after, {});
+  Graph one;
+  one.async(std::move(accesses), std::move(start), std::move(options));
+  return submit_only_task(std::move(one), std::move(after));
+}
+
 void Executor::synchronize(const BufferSlice& slice) {
   detail::ExecutorState& state = *state_;
   auto reached = std::make_shared<std::promise<void>>();

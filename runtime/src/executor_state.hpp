@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "alloy/executor.hpp"
+#include "async_lane.hpp"
 #include "coherence.hpp"
 #include "completion_watcher.hpp"
 #include "host_pool.hpp"
@@ -116,6 +117,7 @@ struct ExecutorState {
 
   Placement placement;  // records into its model from the watcher's callbacks
   HostPool host_pool;
+  AsyncLane async_lane;
   CompletionWatcher watcher;  // last: stops before what its callbacks use
 
   // All below run with `mutex` held.
@@ -171,8 +173,12 @@ struct ExecutorState {
   bool dependencies_complete(const TaskState& state) const;
   /// Hands evictions started meanwhile to the completion thread.
   void retire_evicted();
-  /// Host tasks (host_tasks.cpp).
+  /// Host tasks (host_tasks.cpp), and async ones, which start as host tasks do.
   void start_host_task(std::uint64_t id);
+  /// Hands the task's function to a host worker, or its operation to the async lane.
+  /// With the lock or without; `async`: the task's, if it is an async task.
+  void post_host_task(std::uint64_t id, std::function<void()> function, std::string range_name,
+                      const AsyncWork* async);
   /// On a host worker (or the completion thread), without the lock; the
   /// function travels with the work, so running it takes the lock once.
   /// `range_name`: the task's name where a profiler takes ranges, else empty.

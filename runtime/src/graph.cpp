@@ -248,6 +248,11 @@ TaskId Graph::host(std::vector<Access> accesses, std::function<void()> function,
   return add(detail::HostWork{std::move(function)}, std::move(options), std::move(accesses));
 }
 
+TaskId Graph::async(std::vector<Access> accesses, AsyncStart start, TaskOptions options) {
+  if (!start) throw InvalidArgument("async task" + (options.name.empty() ? "" : " '" + options.name + "'") + " with no start function");
+  return add(detail::AsyncWork{std::move(start)}, std::move(options), std::move(accesses));
+}
+
 void Graph::order(TaskId before, TaskId after) {
   if (before.index >= after.index || after.index >= size()) {
     throw InvalidArgument("order(" + std::to_string(before.index) + ", " +

@@ -42,14 +42,13 @@ void ExecutorState::start_host_task(std::uint64_t id) {
   }
   ++handed_off;
   std::function<void()> function = std::move(state.function);
+  const AsyncWork* async = state.task->async();
   if (waits.empty()) {
-    host_pool.post([this, id, function = std::move(function), range_name = std::move(range_name)]() mutable {
-      run_host_task(id, std::move(function), range_name);
-    });
+    post_host_task(id, std::move(function), std::move(range_name), async);
     return;
   }
   // The completion thread waits for the device work; the feeder goes on.
-  watcher.watch(std::move(waits), [this, id, runs_inline, function = std::move(function),
+  watcher.watch(std::move(waits), [this, id, runs_inline, async, function = std::move(function),
                                    range_name = std::move(range_name)](std::exception_ptr failed) mutable {
     if (failed) {
       function = nullptr;  // breaks the promise of a synchronize waiting on it
@@ -57,10 +56,31 @@ void ExecutorState::start_host_task(std::uint64_t id) {
     } else if (runs_inline) {
       run_host_task(id, std::move(function), range_name);
     } else {
-      host_pool.post([this, id, function = std::move(function), range_name = std::move(range_name)]() mutable {
-        run_host_task(id, std::move(function), range_name);
-      });
+      post_host_task(id, std::move(function), std::move(range_name), async);
     }
+  });
+}
+
+void ExecutorState::post_host_task(std::uint64_t id, std::function<void()> function, std::string range_name,
+                                   const AsyncWork* async) {
+  // The run holds its graph until wait() forgets the task, so the start
+  // function may be called from the lane without the lock.
+  if (async) {
+    const auto started = std::make_shared<std::chrono::steady_clock::time_point>();
+    async_lane.post(
+        [this, start = &async->start, started] {
+          if (recorder) *started = std::chrono::steady_clock::now();
+          return (*start)();
+        },
+        [this, id, started](std::exception_ptr failed) {
+          std::optional<HostTaskTimes> ran;
+          if (recorder) ran = HostTaskTimes{*started, std::chrono::steady_clock::now()};
+          finish_host_task(id, std::move(failed), ran);
+        });
+    return;
+  }
+  host_pool.post([this, id, function = std::move(function), range_name = std::move(range_name)]() mutable {
+    run_host_task(id, std::move(function), range_name);
   });
 }
 

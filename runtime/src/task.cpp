@@ -14,7 +14,7 @@ bool Task::moves_no_bytes() const {
 }
 
 const char* Task::kind_name() const {
-  static constexpr const char* kinds[] = {"kernel", "copy", "fill", "host"};
+  static constexpr const char* kinds[] = {"kernel", "copy", "fill", "host", "async"};
   return kinds[work.index()];
 }
 

@@ -11,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "alloy/async_operation.hpp"
 #include "alloy/backend/program.hpp"
 #include "alloy/buffer.hpp"
 #include "alloy/graph.hpp"
@@ -74,17 +75,25 @@ struct HostWork {
   std::function<void()> function;
 };
 
+/// Started on the executor's async lane once its accesses are current in
+/// host memory, and done when the operation it started completes.
+struct AsyncWork {
+  AsyncStart start;
+};
+
 struct Task {
-  std::variant<KernelWork, CopyWork, FillWork, HostWork> work;
+  std::variant<KernelWork, CopyWork, FillWork, HostWork, AsyncWork> work;
   TaskOptions options;
   std::vector<Access> accesses;
 
   const KernelWork* kernel() const { return std::get_if<KernelWork>(&work); }
-  bool on_host() const { return std::holds_alternative<HostWork>(work); }
+  /// Host and async tasks: they run on host threads, over host memory.
+  bool on_host() const { return std::holds_alternative<HostWork>(work) || std::holds_alternative<AsyncWork>(work); }
+  const AsyncWork* async() const { return std::get_if<AsyncWork>(&work); }
   /// A copy or fill of no bytes has nothing to enqueue; it only keeps its
   /// place in the order.
   bool moves_no_bytes() const;
-  /// "kernel", "copy", "fill" or "host".
+  /// "kernel", "copy", "fill", "host" or "async".
   const char* kind_name() const;
   /// "task 7 'scale' (kernel)", for `id` as the task is known where it is named.
   std::string label(TaskId id) const;

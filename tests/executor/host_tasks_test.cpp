@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "embedded/conformance_source.hpp"
+#include "support/finishes_within.hpp"
 #include "support/test_devices.hpp"
 
 namespace alloy::test {
@@ -21,21 +22,6 @@ namespace {
 using namespace std::chrono_literals;
 
 const ProgramSource conformance{"conformance.cl", std::string(alloy_kernels::conformance_source), ""};
-
-/// Runs `body` on a thread of its own; a body still running after `limit`
-/// is a deadlock: reported, then the test executable ends, since a blocked
-/// thread cannot be joined.
-void finishes_within(std::chrono::seconds limit, const char* what, std::function<void()> body) {
-  auto done = std::async(std::launch::async, std::move(body));
-  if (done.wait_for(limit) != std::future_status::ready) {
-    // doctest reports at the end of the case, which never comes.
-    std::fprintf(stderr, "%s did not finish within %lld s: deadlock\n", what,
-                 static_cast<long long>(limit.count()));
-    std::fflush(stderr);
-    std::quick_exit(1);
-  }
-  done.get();
-}
 
 /// Opens once `count` threads arrived, or after a time limit; says which.
 class Rendezvous {

@@ -1,5 +1,6 @@
 // Random programs run by the executor and checked against a sequential model
-// on the host: kernels, copies, fills and host tasks over overlapping and
+// on the host: kernels, copies, fills, host tasks and async tasks (which
+// complete some polls after they start) over overlapping and
 // nested slices (a task writing part of what another still fills, single
 // elements written inside read ranges, reductions), graphs replayed several
 // times, 1-3 compute lanes, one or two devices, memory caps that force
@@ -16,6 +17,8 @@
 // ALLOY_RANDOM_PROGRAMS=1 with it replays the one program a failure names.
 #include <algorithm>
 #include <chrono>
+#include <functional>
+#include <memory>
 #include <cstdint>
 #include <cstdlib>
 #include <mutex>
@@ -108,7 +111,7 @@ StagingRuntime& staging_runtime() {
 
 /// One step of a program, applied to the executor or to the host model.
 struct Step {
-  enum Kind { scale, host_scale, reduce, host_reduce, kernel_copy, copy, fill, observe, pair_scale, pair_sum };
+  enum Kind { scale, host_scale, reduce, host_reduce, kernel_copy, copy, fill, observe, pair_scale, pair_sum, async_scale };
   Kind kind = scale;
   int source = 0;  // buffer read (the only buffer of scale, fill, observe)
   int target = 0;  // buffer written by reduce and the copies
@@ -123,7 +126,8 @@ struct Step {
 
 const char* name(Step::Kind kind) {
   static constexpr const char* names[] = {"scale", "host_scale", "reduce",  "host_reduce", "kernel_copy",
-                                          "copy",  "fill",       "observe", "pair_scale",  "pair_sum"};
+                                          "copy",  "fill",       "observe", "pair_scale",  "pair_sum",
+                                          "async_scale"};
   return names[kind];
 }
 
@@ -155,7 +159,7 @@ int random_count(std::mt19937& random) {
 
 Step random_step(std::mt19937& random, int buffers, int& records) {
   Step step;
-  step.kind = static_cast<Step::Kind>(random() % 10);
+  step.kind = static_cast<Step::Kind>(random() % 11);
   step.source = static_cast<int>(random() % buffers);
   step.target = static_cast<int>(random() % buffers);
   step.count = random_count(random);
@@ -204,6 +208,7 @@ void apply_on_host(const Step& step, std::vector<Values>& model, std::vector<std
   switch (step.kind) {
     case Step::scale:
     case Step::host_scale:
+    case Step::async_scale:
       for (int i = 0; i < step.count; ++i) {
         source[step.first + i] = source[step.first + i] * step.factor + step.offset;
       }
@@ -249,6 +254,21 @@ struct Observations {
   std::vector<std::vector<Values>> seen;
 };
 
+/// An async step's operation: done at its `polls`-th poll, and `complete` runs then.
+class Polled final : public AsyncOperation {
+ public:
+  Polled(int polls, std::function<void()> complete) : left_(polls), complete_(std::move(complete)) {}
+  bool test() override {
+    if (--left_ > 0) return false;
+    complete_();
+    return true;
+  }
+
+ private:
+  int left_;
+  std::function<void()> complete_;
+};
+
 /// Adds the step to an Executor (tasks one by one) or to a Graph: both take
 /// the same calls. Returns what the call returned (a Run, or a TaskId).
 template <class Target>
@@ -267,6 +287,16 @@ auto submit(const Step& step, Target& target, std::vector<Buffer<std::uint32_t>>
         for (int i = 0; i < step.count; ++i) {
           source.host()[step.first + i] = source.host()[step.first + i] * step.factor + step.offset;
         }
+      });
+    case Step::async_scale:
+      // Completes at its `factor`-th poll, scaling then, as a received
+      // message lands only when it completes.
+      return target.async({read_write(range)}, [source, step]() -> std::unique_ptr<AsyncOperation> {
+        return std::make_unique<Polled>(static_cast<int>(step.factor), [source, step]() mutable {
+          for (int i = 0; i < step.count; ++i) {
+            source.host()[step.first + i] = source.host()[step.first + i] * step.factor + step.offset;
+          }
+        });
       });
     case Step::reduce:
       return target.kernel(kernels, "sum_range", {Extent(1)},

@@ -137,6 +137,7 @@ class Executor {
   template <class T>
   Run fill(BufferSlice slice, T value, TaskOptions options = {});
   Run host(std::vector<Access> accesses, std::function<void()> function, TaskOptions options = {});
+  Run async(std::vector<Access> accesses, AsyncStart start, TaskOptions options = {});
 
   /// Blocks until the host copy of the slice reflects every task submitted
   /// so far that writes it; other work goes on. Needs no host worker. From a

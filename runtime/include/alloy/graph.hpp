@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "alloy/async_operation.hpp"
 #include "alloy/backend/program.hpp"
 #include "alloy/buffer.hpp"
 #include "alloy/kernel_args.hpp"
@@ -116,6 +117,13 @@ class Graph {
   /// in host memory (Buffer<T>::host()).
   TaskId host(std::vector<Access> accesses, std::function<void()> function,
               TaskOptions options = {});
+  /// An operation that completes outside any device (a message over a
+  /// network, say): once the accessed slices are current in host memory,
+  /// `start` runs on the executor's async lane and the operation it returns
+  /// is polled there; the task is done, and its dependents may start, when
+  /// the operation completes. No host worker waits for it meanwhile.
+  /// InvalidArgument for an empty `start`.
+  TaskId async(std::vector<Access> accesses, AsyncStart start, TaskOptions options = {});
   /// An edge the accesses do not imply. InvalidArgument unless `before`
   /// was added before `after`.
   void order(TaskId before, TaskId after);
