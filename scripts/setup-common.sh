@@ -7,6 +7,7 @@ ALLOY_PACKAGES=(
   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd
   doctest-dev nlohmann-json3-dev libcli11-dev libtbb-dev libbenchmark-dev
   libamdhip64-dev libclblast-dev
+  openmpi-bin libopenmpi-dev  # alloy::mpi, its tests and samples (mpiexec)
   clpeak         # bench_autotune (d): the device's peak bandwidth
   clblast-utils  # clblast_tuner_xgemm: CLBlast's tuned parameters for bench_autotune (c)
 )
