@@ -27,3 +27,10 @@ if(NOT profile_files)
   message(FATAL_ERROR "consumer_autotune wrote no profile in ${profiles}")
 endif()
 run_step(${CMAKE_COMMAND} -E env ALLOY_PROFILE_DIR=${profiles} ${WORK_DIR}/consumer/alloy_consumer --tuned)
+
+# alloy::mpi's consumer, where alloy was built with MPI: one rank, started
+# without mpiexec (Open MPI's singleton), which must not mind root either.
+if(EXISTS ${WORK_DIR}/consumer/consumer_mpi)
+  run_step(${CMAKE_COMMAND} -E env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+           ${WORK_DIR}/consumer/consumer_mpi)
+endif()
