@@ -47,13 +47,6 @@ std::function<bool()> after_polls(int polls) {
   return [left = polls]() mutable { return --left <= 0; };
 }
 
-ExecutorOptions on_one_device(unsigned host_threads = 0) {
-  ExecutorOptions options = on_selected_devices();
-  options.devices.resize(1);
-  options.host_threads = host_threads;
-  return options;
-}
-
 }  // namespace
 
 TEST_CASE("Executor.AsyncTasks.dependents_wait_for_completion_not_start") {
@@ -61,7 +54,7 @@ TEST_CASE("Executor.AsyncTasks.dependents_wait_for_completion_not_start") {
   // A kernel writes on the device, an async task reads it on the host and
   // completes only after several polls, writing a second buffer; a kernel
   // after it adds to what it wrote.
-  Executor executor(runtime(), on_one_device());
+  Executor executor(runtime(), on_first_device());
   Buffer<int> produced(64);
   Buffer<int> received(64);
   std::atomic<int> polls{0};
@@ -91,7 +84,7 @@ TEST_CASE("Executor.AsyncTasks.complete_in_any_order") {
   // Each operation completes only once the one started after it has: polled
   // in turn, they finish last to first; waited for in order, never.
   constexpr int count = 8;
-  Executor executor(runtime(), on_one_device());
+  Executor executor(runtime(), on_first_device());
   Buffer<int> slots(count);
   std::vector<std::atomic<bool>> done(count);
   std::vector<int> finish_order;
@@ -120,7 +113,7 @@ TEST_CASE("Executor.AsyncTasks.hold_no_host_worker") {
   if (!have_devices(1)) return;
   // One host thread: the operation completes only after a host task
   // submitted later has run, which it could not if it held that thread.
-  Executor executor(runtime(), on_one_device(1));
+  Executor executor(runtime(), on_first_device(1));
   Buffer<int> unrelated(1);
   std::atomic<bool> host_task_ran{false};
   std::atomic<bool> completed{false};
@@ -134,7 +127,7 @@ TEST_CASE("Executor.AsyncTasks.hold_no_host_worker") {
 
 TEST_CASE("Executor.AsyncTasks.a_failure_is_the_task_s_and_the_executor_goes_on") {
   if (!have_devices(1)) return;
-  Executor executor(runtime(), on_one_device());
+  Executor executor(runtime(), on_first_device());
   Buffer<int> data(16);
   TaskOptions polled;
   polled.name = "fails when polled";
@@ -177,7 +170,7 @@ TEST_CASE("Executor.AsyncTasks.a_failure_is_the_task_s_and_the_executor_goes_on"
 TEST_CASE("Executor.AsyncTasks.in_a_graph_run_many_times") {
   if (!have_devices(1)) return;
   // A graph's async task starts a fresh operation on every run.
-  Executor executor(runtime(), on_one_device());
+  Executor executor(runtime(), on_first_device());
   Buffer<int> value(1);
   value.host()[0] = 0;
   std::atomic<int> started{0};

@@ -39,20 +39,13 @@ class Rendezvous {
   int missing_;
 };
 
-ExecutorOptions with_host_threads(unsigned threads) {
-  ExecutorOptions options = on_selected_devices();
-  options.devices.resize(1);
-  options.host_threads = threads;
-  return options;
-}
-
 }  // namespace
 
 TEST_CASE("Executor.HostTasks.independent_ones_run_at_once") {
   if (!have_devices(1)) return;
   // Six tasks that can only finish once all six have started: one at a
   // time, none would. The pool is sized past the two cores CI has.
-  Executor executor(runtime(), with_host_threads(6));
+  Executor executor(runtime(), on_first_device(6));
   Buffer<int> data(6);
   Rendezvous all_six(6);
   std::atomic<int> met{0};
@@ -69,7 +62,7 @@ TEST_CASE("Executor.HostTasks.pool_size_bounds_how_many_run") {
   if (!have_devices(1)) return;
   // Each task stays until two ran at once (or 2 s passed): with a limit of
   // two, the most seen at once is exactly two.
-  Executor executor(runtime(), with_host_threads(2));
+  Executor executor(runtime(), on_first_device(2));
   std::mutex mutex;
   std::condition_variable changed;
   int running = 0;
@@ -93,8 +86,8 @@ TEST_CASE("Executor.HostTasks.pool_size_bounds_how_many_run") {
 TEST_CASE("Executor.HostTasks.synchronize_is_not_held_up_by_other_executors") {
   if (!have_devices(1)) return;
   // Executor A's only host thread is busy until B's synchronize returned.
-  Executor busy(runtime(), with_host_threads(1));
-  Executor idle(runtime(), with_host_threads(1));
+  Executor busy(runtime(), on_first_device(1));
+  Executor idle(runtime(), on_first_device(1));
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
   busy.host({}, [released] { released.wait_for(30s); });
@@ -111,8 +104,8 @@ TEST_CASE("Executor.HostTasks.may_synchronize_another_executor") {
   if (!have_devices(1)) return;
   // One host thread each: A's task blocks in B's synchronize, which needs
   // B's host task and its device work.
-  Executor first(runtime(), with_host_threads(1));
-  Executor second(runtime(), with_host_threads(1));
+  Executor first(runtime(), on_first_device(1));
+  Executor second(runtime(), on_first_device(1));
   Buffer<int> shared_result(64);
   Buffer<int> mine(1);
   second.kernel(conformance, "add_to_range", {Extent(64)}, {0, 64, 2, read_write(shared_result)});
@@ -134,7 +127,7 @@ TEST_CASE("Executor.HostTasks.may_synchronize_own_executor_on_other_work") {
   if (!have_devices(1)) return;
   // One host thread: the task waits for another host task of its own
   // executor, which can run only because the waiting one lends its place.
-  Executor executor(runtime(), with_host_threads(1));
+  Executor executor(runtime(), on_first_device(1));
   Buffer<int> input(16);
   Buffer<int> output(16);
   std::promise<void> submitted;
@@ -155,7 +148,7 @@ TEST_CASE("Executor.HostTasks.may_synchronize_own_executor_on_other_work") {
 
 TEST_CASE("Executor.HostTasks.blocking_on_itself_is_refused") {
   if (!have_devices(1)) return;
-  Executor executor(runtime(), with_host_threads(2));
+  Executor executor(runtime(), on_first_device(2));
   Buffer<int> data(16);
   Buffer<int> later(16);
   std::string synchronize_error;

@@ -80,6 +80,13 @@ ExecutorOptions on_selected_devices() {
   return options;
 }
 
+ExecutorOptions on_first_device(unsigned host_threads) {
+  ExecutorOptions options = on_selected_devices();
+  options.devices.resize(1);
+  options.host_threads = host_threads;
+  return options;
+}
+
 std::shared_ptr<Kernel> conformance_kernel(Device& device, const std::string& name,
                                            const std::string& options) {
   const ProgramSource source{"conformance.cl", std::string(alloy_kernels::conformance_source),

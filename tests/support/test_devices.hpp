@@ -49,6 +49,9 @@ ProfiledRuntime runtime_with_profiles(const std::filesystem::path& profiles, con
 
 /// Executor options over the selected devices, the other settings defaulted.
 ExecutorOptions on_selected_devices();
+/// Over the first selected device only, with `host_threads` host threads
+/// (0: the executor's default).
+ExecutorOptions on_first_device(unsigned host_threads = 0);
 
 /// A kernel from tests/kernels/conformance.cl, built (and cached) for `device`.
 std::shared_ptr<Kernel> conformance_kernel(Device& device, const std::string& name,
