@@ -1,7 +1,8 @@
 # Script mode: runs one program of samples/diagnose as written and fixed, and
 # checks alloy's report names its cause first, and that the fix removes most
 # of what that cause cost (for transfer-bound: of what overlap can hide). PROGRAM: transfer-bound, launch-bound or untuned;
-# DEVICE (optional): diagnose's --device.
+# DEVICE (optional): diagnose's --device. SANITIZED (optional): the
+# sanitizers the build has, under which transfer-bound's timing is not compared.
 cmake_minimum_required(VERSION 3.25)
 
 # Runs diagnose with the arguments after the output variable; sets it to the
@@ -56,7 +57,15 @@ string(JSON deliberate_window GET "${deliberate}" window_ns)
 string(JSON fixed_window GET "${fixed}" window_ns)
 saving_of(deliberate_saving "${deliberate}" ${PROGRAM})
 saving_of(fixed_saving "${fixed}" ${PROGRAM})
-if(PROGRAM STREQUAL "transfer-bound")
+if(PROGRAM STREQUAL "transfer-bound" AND SANITIZED)
+  # The streamed form pays host work the deliberate one does not: its first
+  # kernel is prepared after the first chunk's copy is enqueued, inside the
+  # traced window. Under a sanitizer that preparation alone took 70 ms on an
+  # AMD EPYC machine, against 100 ms for the whole deliberate run, so the
+  # comparison measured the sanitizer. The report must still name the cause.
+  message(STATUS "transfer-bound: the streamed run's time is not compared under ${SANITIZED}, whose host "
+                 "overhead decides it; the default build compares it")
+elseif(PROGRAM STREQUAL "transfer-bound")
   # Overlapping can hide at most the shorter of the copies and the compute:
   # the streamed run must win back at least half of that. (Where copies are
   # far slower than compute, as under ThreadSanitizer, whose memcpy checks
