@@ -67,28 +67,27 @@ BufferSlice HaloExchange::field_bytes(std::size_t first, std::size_t bytes) cons
 void HaloExchange::add_to(Graph& graph, int tag_base) const {
   for (const Side side : all_sides) {
     if (!decomposition_.neighbour(side)) continue;
-    // What this rank sends toward `side` its neighbour receives from the
-    // opposite side: one tag per direction of travel.
-    const int tag = tag_base + static_cast<int>(side);
     if (side == Side::south || side == Side::north) {
-      add_rows(graph, side, tag);
+      add_rows(graph, side, tag_base);
     } else {
-      add_columns(graph, side, tag);
+      add_columns(graph, side, tag_base);
     }
   }
 }
 
-void HaloExchange::add_rows(Graph& graph, Side side, int tag) const {
+int HaloExchange::tag_toward(Side side, int tag_base) { return tag_base + static_cast<int>(side); }
+
+void HaloExchange::add_rows(Graph& graph, Side side, int tag_base) const {
   const int neighbour = *decomposition_.neighbour(side);
   const BlockDecomposition::RowStrips strips = decomposition_.row_strips(side);
   const std::size_t bytes = strips.elements * element_bytes_;
-  send(graph, communicator_, field_bytes(strips.first_sent * element_bytes_, bytes), {neighbour, tag});
-  // The neighbour sent this toward the opposite side, with that side's tag.
+  send(graph, communicator_, field_bytes(strips.first_sent * element_bytes_, bytes),
+       {neighbour, tag_toward(side, tag_base)});
   receive(graph, communicator_, field_bytes(strips.first_received * element_bytes_, bytes),
-          {neighbour, tag - static_cast<int>(side) + static_cast<int>(opposite(side))});
+          {neighbour, tag_toward(opposite(side), tag_base)});
 }
 
-void HaloExchange::add_columns(Graph& graph, Side side, int tag) const {
+void HaloExchange::add_columns(Graph& graph, Side side, int tag_base) const {
   const int neighbour = *decomposition_.neighbour(side);
   const BlockDecomposition::ColumnStrips strips = decomposition_.column_strips(side);
   const ColumnBuffers& buffers = columns_[column_side(side)];
@@ -109,8 +108,8 @@ void HaloExchange::add_columns(Graph& graph, Side side, int tag) const {
   TaskOptions packing;
   packing.name = std::string("pack the ") + to_string(side) + " halo strip";
   graph.kernel(column_kernels, "pack_columns", {Extent(static_cast<std::size_t>(count))}, std::move(pack), packing);
-  send(graph, communicator_, sent, {neighbour, tag});
-  receive(graph, communicator_, received, {neighbour, tag - static_cast<int>(side) + static_cast<int>(opposite(side))});
+  send(graph, communicator_, sent, {neighbour, tag_toward(side, tag_base)});
+  receive(graph, communicator_, received, {neighbour, tag_toward(opposite(side), tag_base)});
 
   std::vector<TaskArg> unpack{local_columns, strips.first_received, width, words, count, read(received)};
   // It changes only the halo columns: the rest must stay, so read_write.

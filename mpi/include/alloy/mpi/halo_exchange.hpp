@@ -41,8 +41,11 @@ class HaloExchange {
   void add_to(Graph& graph, int tag_base = 0) const;
 
  private:
-  void add_rows(Graph& graph, Side side, int tag) const;
-  void add_columns(Graph& graph, Side side, int tag) const;
+  /// A message's tag is that of the side it travels toward: what this rank
+  /// sends toward `side`, its neighbour receives from the opposite side.
+  static int tag_toward(Side side, int tag_base);
+  void add_rows(Graph& graph, Side side, int tag_base) const;
+  void add_columns(Graph& graph, Side side, int tag_base) const;
   /// Bytes [first, first + bytes) of the field.
   BufferSlice field_bytes(std::size_t first, std::size_t bytes) const;
 
