@@ -46,14 +46,28 @@ autotune::MeasureOptions run_once() {
   return options;
 }
 
-/// The default configuration and `sample` more, drawn from the space with a
-/// printed seed, each run by the tuner's evaluator, which checks the outputs
-/// against the harness's host reference, on every device.
+// ALLOY_KERNEL_SAMPLES=N draws at most N configurations beside the default.
+// The sanitizer presets set it low: there PoCL's compile of each new
+// configuration runs under the sanitizer's interceptors, which takes seconds,
+// and the full sample already runs in the default build.
+int sample_cap(int sample) {
+  if (const char* text = std::getenv("ALLOY_KERNEL_SAMPLES"); text && *text) {
+    return std::min(sample, static_cast<int>(std::strtol(text, nullptr, 10)));
+  }
+  return sample;
+}
+
+/// The default configuration and `sample` more (at most ALLOY_KERNEL_SAMPLES),
+/// drawn from the space with a printed seed, each run by the tuner's
+/// evaluator, which checks the outputs against the harness's host reference,
+/// on every device.
 void check_target(const std::string& name, const Extent& problem, int sample) {
+  sample = sample_cap(sample);
   const TuningTarget& t = target(name);
   t.kernel.validate();
   const unsigned seed = sample_seed();
-  MESSAGE(name << " " << problem.to_string() << ": sample seed " << seed);
+  MESSAGE(name << " " << problem.to_string() << ": sample seed " << seed << ", " << sample
+               << " configurations beside the default");
   for_each_device([&](Device& device) {
     if (t.kernel.source.options.find("REAL=double") != std::string::npos && !device.info().fp64) {
       skip(device.label() + " has no double precision (cl_khr_fp64)");
