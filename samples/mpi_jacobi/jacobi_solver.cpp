@@ -74,10 +74,10 @@ void add_step(alloy::Graph& graph, const BlockDecomposition& d, const alloy::mpi
 
 float boundary_value(int /*column*/, int row, int size) { return row == size ? 1.0f : 0.0f; }
 
-Solution solve(alloy::Executor& executor, const alloy::mpi::Communicator& world,
-                         const BlockDecomposition& d, const Settings& settings) {
-  alloy::Buffer<float> current(d.local_elements());
-  alloy::Buffer<float> next(d.local_elements());
+Solution solve(alloy::Executor& executor, alloy::Device& device, const alloy::mpi::Communicator& world,
+               const BlockDecomposition& d, const Settings& settings) {
+  alloy::Buffer<float> current(device, d.local_elements());
+  alloy::Buffer<float> next(device, d.local_elements());
   const alloy::mpi::GridBlock block = d.block();
   // Global cells -1 and size are the fixed boundary; the halo beside a
   // neighbour is overwritten by every exchange.

@@ -25,9 +25,11 @@ struct Solution {
   double wall_ms = 0;
 };
 
-/// Sweeps this rank's block `iterations` times.
-Solution solve(alloy::Executor& executor, const alloy::mpi::Communicator& world,
-                         const alloy::mpi::BlockDecomposition& decomposition, const Settings& settings);
+/// Sweeps this rank's block `iterations` times on `device`, the executor's.
+/// The block's host memory is page-locked through it: halo strips are staged
+/// there on their way to and from other ranks.
+Solution solve(alloy::Executor& executor, alloy::Device& device, const alloy::mpi::Communicator& world,
+               const alloy::mpi::BlockDecomposition& decomposition, const Settings& settings);
 
 /// The whole grid swept on the host in the same order of operations: what
 /// any split must give, bit for bit. Row-major, size x size.

@@ -72,11 +72,12 @@ int main(int argc, char** argv) {
     alloy::Runtime runtime;
     if (runtime.devices().empty()) throw alloy::Error(world.label() + " has no device");
     alloy::ExecutorOptions options;
-    options.devices = {runtime.devices()[static_cast<std::size_t>(world.local_rank()) % runtime.devices().size()]};
+    alloy::Device& device = *runtime.devices()[static_cast<std::size_t>(world.local_rank()) % runtime.devices().size()];
+    options.devices = {&device};
     options.trace = true;
     alloy::Executor executor(runtime, options);
     const alloy::mpi::BlockDecomposition d(world, settings.size, settings.size, 1, across, down);
-    const jacobi::Solution solution = jacobi::solve(executor, world, d, settings);
+    const jacobi::Solution solution = jacobi::solve(executor, device, world, d, settings);
     const std::vector<float>& block = solution.cells;
     const double wall_ms = solution.wall_ms;
     const jacobi::TimeSplit split = jacobi::split_time(executor.trace());
