@@ -3,7 +3,7 @@
 
 # Every system package the build, tests and samples use.
 ALLOY_PACKAGES=(
-  cmake ninja-build g++ pkg-config
+  cmake ninja-build g++ pkg-config ccache
   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd
   doctest-dev nlohmann-json3-dev libcli11-dev libtbb-dev libbenchmark-dev
   libamdhip64-dev libclblast-dev
@@ -39,9 +39,24 @@ alloy_install_packages() {
   apt-get install -y --no-install-recommends $missing
 }
 
-# Configures and builds the given CMake preset (default: Release).
+# Configures and builds the given CMake preset (default: Release), then says
+# how many of its compiles came from the compiler cache (scripts/ccache),
+# from a log of this build's compiles alone: another build may run beside it.
 alloy_build() {
   local preset=${1:-default}
-  cmake --preset "$preset"
-  cmake --build --preset "$preset"
+  local stats_log=$PWD/build/$preset/ccache-stats.log
+  mkdir -p "build/$preset"
+  : > "$stats_log"
+  CCACHE_STATSLOG=$stats_log cmake --preset "$preset"
+  CCACHE_STATSLOG=$stats_log cmake --build --preset "$preset"
+  local hits misses
+  hits=$(grep -c -E '^(direct|preprocessed)_cache_hit$' "$stats_log" || true)
+  misses=$(grep -c -x 'cache_miss' "$stats_log" || true)
+  if [ $((hits + misses)) -gt 0 ]; then
+    echo "ccache ($preset): $hits of $((hits + misses)) compiles from the cache ($((100 * hits / (hits + misses)))%)"
+  elif ! command -v ccache >/dev/null; then
+    echo "ccache ($preset): not installed, every compile ran"
+  else
+    echo "ccache ($preset): nothing to compile"
+  fi
 }

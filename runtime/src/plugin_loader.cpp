@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 
 #include "alloy/log.hpp"
@@ -51,6 +52,19 @@ fs::path runtime_library_dir() {
   return error ? fs::path() : library.parent_path();
 }
 
+/// ALLOY_BACKENDS=opencl,emulated: the only backends to load. Unset or
+/// empty: all of them.
+std::optional<std::vector<std::string>> chosen_backends() {
+  const char* value = std::getenv("ALLOY_BACKENDS");
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  std::vector<std::string> names;
+  std::stringstream list(value);
+  for (std::string name; std::getline(list, name, ',');) {
+    if (!name.empty()) names.push_back(name);
+  }
+  return names;
+}
+
 std::vector<fs::path> environment_entries() {
   std::vector<fs::path> entries;
   const char* value = std::getenv("ALLOY_PLUGIN_PATH");
@@ -92,7 +106,7 @@ SearchPath search_path() {
   return path;
 }
 
-LoadedBackend load(const std::string& name, const fs::path& library) {
+LoadedBackend open_plugin(const std::string& name, const fs::path& library) {
   LoadedBackend backend{name, library, nullptr, {}};
   // Plugins stay loaded until exit: vendor drivers register exit handlers
   // that would run after their code was unmapped by a dlclose.
@@ -143,6 +157,18 @@ std::vector<LoadedBackend> load_backends() {
   auto loaded = [&](const std::string& name) {
     return std::any_of(backends.begin(), backends.end(),
                        [&](const LoadedBackend& b) { return b.name == name; });
+  };
+  // A backend left out is listed with the reason, never opened: opening one
+  // starts its driver, which can cost more than the whole program (PoCL's
+  // LLVM, a GPU driver's initialisation).
+  const std::optional<std::vector<std::string>> chosen = chosen_backends();
+  auto load = [&](const std::string& name, const fs::path& library) {
+    if (chosen && std::find(chosen->begin(), chosen->end(), name) == chosen->end()) {
+      return LoadedBackend{name, library, nullptr,
+                           "not loaded: ALLOY_BACKENDS=" + std::string(std::getenv("ALLOY_BACKENDS")) +
+                               " leaves it out"};
+    }
+    return open_plugin(name, library);
   };
 
   for (const char* name : known_backends) {

@@ -20,8 +20,9 @@ struct LoadedBackend {
 
 /// Loads the known backends (opencl, cuda, hip) from the first folder that has
 /// them - beside the runtime library, the install prefix, ALLOY_PLUGIN_PATH -
-/// plus any other plugin ALLOY_PLUGIN_PATH names. Never throws for a plugin
-/// that fails; that is recorded as its reason.
+/// plus any other plugin ALLOY_PLUGIN_PATH names. ALLOY_BACKENDS, when set,
+/// names the only ones to open; the others are listed with that reason.
+/// Never throws for a plugin that fails; that is recorded as its reason.
 std::vector<LoadedBackend> load_backends();
 
 }  // namespace alloy::detail

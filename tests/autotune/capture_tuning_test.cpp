@@ -14,6 +14,7 @@
 #include "alloy/autotune/tuner.hpp"
 #include "alloy/capture.hpp"
 #include "alloy/executor.hpp"
+#include "support/build_paths.hpp"
 #include "support/layout_kernels.hpp"
 #include "support/temporary_folder.hpp"
 #include "support/test_devices.hpp"
@@ -154,7 +155,7 @@ TEST_CASE("Autotune.Capture.command_line_tunes_a_capture_and_refuses_a_bad_one")
     const std::filesystem::path capture = folder.path / capture_file_name("test.record_step", Extent(std::size_t(n)));
     const std::filesystem::path profiles = folder.path / "profiles";
     auto autotune = [&](const std::filesystem::path& file) {
-      const std::string command = std::string(AUTOTUNE_EXECUTABLE) + " --capture '" + file.string() + "' --device " +
+      const std::string command = std::string(build_paths::autotune_executable) + " --capture '" + file.string() + "' --device " +
                                   std::to_string(index) + " --strategy exhaustive --profile-dir '" +
                                   profiles.string() + "' --json > '" + (folder.path / "out.json").string() +
                                   "' 2> '" + (folder.path / "err.txt").string() + "'";

@@ -1,8 +1,11 @@
 // alloy's tunable kernels on every device: the default configuration and a
-// seeded sample of the tuning space each match the harness's host reference.
+// seeded sample of the tuning space, drawn within a time budget, each match
+// the harness's host reference.
 // The sample's seed is printed; ALLOY_KERNEL_SEED=<seed> replays one.
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -14,6 +17,8 @@
 
 namespace alloy::test {
 namespace {
+
+using namespace std::chrono_literals;
 
 using autotune::HarnessArgument;
 using autotune::SearchSpace;
@@ -46,30 +51,42 @@ autotune::MeasureOptions run_once() {
   return options;
 }
 
-// ALLOY_KERNEL_SAMPLES=N draws at most N configurations beside the default.
-// The sanitizer presets set 0: there PoCL's compile of each new
-// configuration runs under the sanitizer's interceptors, which took up to
-// 35 s per configuration in CI, and the random sample already runs in the
-// default build; the default configuration, compiled there, is in PoCL's
-// cache.
-int sample_cap(int sample) {
-  if (const char* text = std::getenv("ALLOY_KERNEL_SAMPLES"); text && *text) {
-    return std::min(sample, static_cast<int>(std::strtol(text, nullptr, 10)));
+// A case draws its random configurations while a time budget lasts, so that
+// it costs about the same every run whatever the draw: the first compile and
+// run of a configuration on PoCL takes from 0.1 s to over 10 s. The checks
+// of a case share its budget: each gets an equal part of what is left.
+// ALLOY_KERNEL_SAMPLE_SECONDS=S gives every case S seconds instead, for long
+// runs by hand.
+class SampleBudget {
+ public:
+  SampleBudget(std::chrono::duration<double> seconds, int checks) : checks_left_(checks) {
+    if (const char* text = std::getenv("ALLOY_KERNEL_SAMPLE_SECONDS"); text && *text) {
+      seconds = std::chrono::duration<double>(std::strtod(text, nullptr));
+    }
+    deadline_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<Clock::duration>(seconds);
   }
-  return sample;
-}
+  /// The time the next check may spend drawing.
+  std::chrono::duration<double> next_share() {
+    const auto left = std::max(Clock::duration::zero(), deadline_ - Clock::now());
+    return left / std::max(1, checks_left_--);
+  }
 
-/// The default configuration and `sample` more (at most ALLOY_KERNEL_SAMPLES),
-/// drawn from the space with a printed seed, each run by the tuner's
-/// evaluator, which checks the outputs against the harness's host reference,
-/// on every device.
-void check_target(const std::string& name, const Extent& problem, int sample) {
-  sample = sample_cap(sample);
+ private:
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point deadline_;
+  int checks_left_;
+};
+
+/// The default configuration and up to `sample` more, drawn from the space
+/// with a printed seed while the check's share of `budget` lasts on the first
+/// device (the others check the same ones), each run by the tuner's
+/// evaluator, which checks the outputs against the harness's host reference.
+void check_target(const std::string& name, const Extent& problem, int sample, SampleBudget& case_budget) {
+  const std::chrono::duration<double> budget = case_budget.next_share();
   const TuningTarget& t = target(name);
   t.kernel.validate();
   const unsigned seed = sample_seed();
-  MESSAGE(name << " " << problem.to_string() << ": sample seed " << seed << ", " << sample
-               << " configurations beside the default");
+  std::optional<std::size_t> drawn;  // how many the first device had time for
   for_each_device([&](Device& device) {
     if (t.kernel.source.options.find("REAL=double") != std::string::npos && !device.info().fp64) {
       skip(device.label() + " has no double precision (cl_khr_fp64)");
@@ -79,12 +96,9 @@ void check_target(const std::string& name, const Extent& problem, int sample) {
     const std::optional<std::size_t> default_point = space.default_point();
     REQUIRE_MESSAGE(default_point, "the default " << describe(t.kernel, t.kernel.default_configuration())
                                                   << " is not valid for " << problem.to_string());
-    std::vector<std::size_t> points{*default_point};
-    std::mt19937 random(seed);
-    for (int i = 0; i < sample; ++i) points.push_back(random() % space.size());
     autotune::Evaluator evaluator(runtime(), device, t, problem, run_once());
     int refused = 0;
-    for (const std::size_t point : points) {
+    auto check = [&](std::size_t point) {
       const Configuration configuration = space.configuration(point);
       const autotune::Measurement measurement = evaluator.measure(configuration);
       INFO(name << " " << describe(t.kernel, configuration) << " on " << device.label() << " (seed "
@@ -93,9 +107,23 @@ void check_target(const std::string& name, const Extent& problem, int sample) {
       // allows (registers); the launch is then refused, never run wrongly.
       if (measurement.outcome == autotune::Outcome::launch_refused) {
         ++refused;
-        continue;
+        return;
       }
       CHECK(measurement.outcome == autotune::Outcome::ok);
+    };
+    const auto started = std::chrono::steady_clock::now();
+    check(*default_point);
+    std::mt19937 random(seed);
+    std::size_t count = 0;
+    auto more = [&] {
+      if (drawn) return count < *drawn;
+      return count < static_cast<std::size_t>(sample) && std::chrono::steady_clock::now() - started < budget;
+    };
+    for (; more(); ++count) check(random() % space.size());
+    if (!drawn) {
+      drawn = count;
+      MESSAGE(name << " " << problem.to_string() << ": sample seed " << seed << ", " << count
+                   << " configurations beside the default within " << budget.count() << " s");
     }
     if (refused > 0) MESSAGE(refused << " configurations needed larger work-groups than compiled");
   });
@@ -146,39 +174,50 @@ TEST_CASE("KernelLibrary.Descriptions.consistent") {
 }
 
 // Distinct M, N and K, so a swapped dimension shows.
-TEST_CASE("KernelLibrary.Gemm.matches_host") { check_target("alloy.gemm", Extent(256, 128, 96), 12); }
+TEST_CASE("KernelLibrary.Gemm.matches_host") {
+  SampleBudget budget(15s, 1);
+  check_target("alloy.gemm", Extent(256, 128, 96), 12, budget);
+}
 
 // Any size: one element, primes, and sizes that no tile divides (the
 // default's 16 x 16 x 8 nor any of the space's), so edge tiles and the last
 // partial step along K are checked, in every variant.
 TEST_CASE("KernelLibrary.Gemm.any_size") {
+  SampleBudget budget(10s, 3);
   for (const Extent& problem : {Extent(1, 1, 1), Extent(7, 13, 29), Extent(1000, 1537, 77)}) {
-    check_target("alloy.gemm", problem, 2);
+    check_target("alloy.gemm", problem, 2, budget);
   }
 }
 
 TEST_CASE("KernelLibrary.Gemm.transposed_operands") {
+  SampleBudget budget(10s, 3);
   for (const char* name : {"alloy.gemm.tn", "alloy.gemm.nt", "alloy.gemm.tt"}) {
-    check_target(name, Extent(67, 45, 129), 2);
+    check_target(name, Extent(67, 45, 129), 2, budget);
   }
 }
 
-TEST_CASE("KernelLibrary.Gemm.double_precision") { check_target("alloy.dgemm", Extent(100, 37, 61), 3); }
+TEST_CASE("KernelLibrary.Gemm.double_precision") {
+  SampleBudget budget(8s, 1);
+  check_target("alloy.dgemm", Extent(100, 37, 61), 3, budget);
+}
 
 // Neither side a multiple of any tile: the bounds checks are exercised.
 TEST_CASE("KernelLibrary.Transpose.matches_host") {
+  SampleBudget budget(5s, 3);
   for (const Extent& problem : {Extent(100, 37), Extent(1, 1), Extent(1537, 1000)}) {
-    check_target("alloy.transpose", problem, 6);
+    check_target("alloy.transpose", problem, 6, budget);
   }
 }
 
 // Prime-ish n: the last group is partial for every WGS and WPT.
 TEST_CASE("KernelLibrary.Reduce.matches_host") {
-  for (const Extent& problem : {Extent(100003), Extent(1), Extent(1537)}) check_target("alloy.reduce", problem, 6);
+  SampleBudget budget(5s, 3);
+  for (const Extent& problem : {Extent(100003), Extent(1), Extent(1537)}) check_target("alloy.reduce", problem, 6, budget);
 }
 
 TEST_CASE("KernelLibrary.Triad.matches_host") {
-  for (const Extent& problem : {Extent(100003), Extent(1), Extent(1537)}) check_target("alloy.triad", problem, 6);
+  SampleBudget budget(5s, 3);
+  for (const Extent& problem : {Extent(100003), Extent(1), Extent(1537)}) check_target("alloy.triad", problem, 6, budget);
 }
 
 TEST_CASE("KernelLibrary.Launch.work_group_beyond_compiled_limit_is_refused") {

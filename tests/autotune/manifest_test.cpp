@@ -7,6 +7,7 @@
 
 #include "alloy/autotune/registry.hpp"
 #include "alloy/error.hpp"
+#include "support/build_paths.hpp"
 #include "support/temporary_folder.hpp"
 
 namespace {
@@ -186,11 +187,10 @@ TEST_CASE("Autotune.Registry.program_targets_follow_builtins") {
   CHECK_THROWS_AS(alloy::autotune::register_target(broken), alloy::InvalidArgument);
 }
 
-#ifdef HOST_REFERENCE_LIBRARY
 TEST_CASE("Autotune.Manifest.host_reference_from_a_shared_library") {
   ManifestFolder folder;
   // Beside the manifest, named relative to it.
-  std::filesystem::copy_file(HOST_REFERENCE_LIBRARY, folder.path / "libscale_reference.so");
+  std::filesystem::copy_file(alloy::test::build_paths::host_reference_library, folder.path / "libscale_reference.so");
   auto manifest_with = [&](const std::string& library, const std::string& function) {
     std::string text = valid_manifest;
     const std::string anchor = "\"arguments\":";
@@ -234,4 +234,3 @@ TEST_CASE("Autotune.Manifest.host_reference_from_a_shared_library") {
   CHECK(error_for("libscale_reference.so", "absent_function").find("no function 'absent_function'") !=
         std::string::npos);
 }
-#endif

@@ -23,6 +23,7 @@
 #include "alloy/autotune/evaluator.hpp"
 #include "alloy/autotune/tuner.hpp"
 #include "embedded/tuning_faults_source.hpp"
+#include "support/build_paths.hpp"
 #include "support/temporary_folder.hpp"
 #include "support/test_devices.hpp"
 
@@ -232,12 +233,11 @@ TEST_CASE("Autotune.Tuner.starting_points_follow_the_default") {
   });
 }
 
-#ifdef AUTOTUNE_EXECUTABLE
 /// Starts the `autotune` binary with `arguments`, its stdout and stderr
 /// going to the files named.
 pid_t spawn_autotune(std::vector<std::string> arguments, const std::filesystem::path& output,
                      const std::filesystem::path& errors, std::vector<std::string> environment = {}) {
-  arguments.insert(arguments.begin(), AUTOTUNE_EXECUTABLE);
+  arguments.insert(arguments.begin(), build_paths::autotune_executable);
   std::vector<char*> argv;
   for (std::string& argument : arguments) argv.push_back(argument.data());
   argv.push_back(nullptr);
@@ -449,6 +449,5 @@ TEST_CASE("Autotune.Command.says_why_nothing_was_found") {
   CHECK(run.output.find("the default configuration, which is the reference, failed") != std::string::npos);
   CHECK(run.output.find("invalid: breaks BLOCK divides problem[0] (here 16 and 100)") != std::string::npos);
 }
-#endif
 
 }  // namespace alloy::test

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "alloy/autotune/registry.hpp"
+#include "support/build_paths.hpp"
 #include "support/file_lists.hpp"
 #include "support/test_devices.hpp"
 
@@ -12,7 +13,7 @@ namespace alloy::test {
 namespace {
 
 TEST_CASE("Docs.Json.every_block_parses_and_every_manifest_loads") {
-  const std::vector<std::string> files = split_file_list(DOC_JSON_FILES);
+  const std::vector<std::string> files = split_file_list(build_paths::doc_json_files);
   REQUIRE(!files.empty());
   int manifests = 0;
   for (const std::string& file : files) {

@@ -1,5 +1,6 @@
 // Every kernel shown in README.md and docs/ compiles on every device, so an
 // example cannot use a dialect feature that does not exist.
+#include "support/build_paths.hpp"
 #include "support/file_lists.hpp"
 #include "support/test_devices.hpp"
 
@@ -7,7 +8,7 @@ namespace alloy::test {
 namespace {
 
 TEST_CASE("Docs.Kernels.every_kernel_block_compiles") {
-  const std::vector<std::string> files = split_file_list(DOC_KERNEL_FILES);
+  const std::vector<std::string> files = split_file_list(build_paths::doc_kernel_files);
   REQUIRE(!files.empty());
   for_each_device([&](Device& device) {
     for (const std::string& file : files) {

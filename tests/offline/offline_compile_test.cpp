@@ -1,5 +1,6 @@
 // Every kernel the project ships compiles with NVRTC and hiprtc for GPU
 // targets, without a GPU: a dialect error for any target fails here.
+#include "support/build_paths.hpp"
 #include "support/file_lists.hpp"
 #include "support/layout_kernels.hpp"
 #include "support/test_devices.hpp"
@@ -26,7 +27,7 @@ using Compiler = stream::CompileResult (*)(const std::string&, const std::string
 /// Compiles every shipped kernel file for `architecture`, once with its
 /// defaults and once with a tunable changed; each failure shows the log.
 void compile_all(Compiler compile, const std::string& architecture) {
-  const std::vector<std::string> files = split_file_list(ALLOY_KERNEL_FILES);
+  const std::vector<std::string> files = split_file_list(build_paths::kernel_files);
   REQUIRE(files.size() >= 2);
   for (const std::string& file : files) {
     for (const std::string options : {"", "-DWGS=128"}) {
@@ -62,7 +63,7 @@ void compile_every_layout(Compiler compile, const std::string& architecture) {
 }
 
 void syntax_error_is_reported(Compiler compile, const std::string& architecture) {
-  const ComposedSource composed = compose_kernel_source({"broken.cl", read_text_file(BROKEN_KERNEL), ""});
+  const ComposedSource composed = compose_kernel_source({"broken.cl", read_text_file(build_paths::broken_kernel), ""});
   const stream::CompileResult result =
       compile(composed.text, "broken.cl", composed.compiler_options, architecture);
   CHECK_FALSE(result.ok);

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "alloy/plugin.hpp"
+#include "support/build_paths.hpp"
 #include "support/test_devices.hpp"
 
 namespace alloy::test {
@@ -68,7 +69,7 @@ TEST_CASE("Plugins.Loader.opencl_found_beside_runtime") {
   const Runtime runtime;
   const BackendStatus* opencl = find_named(runtime, "opencl");
   REQUIRE(opencl != nullptr);
-  CHECK(opencl->library == fs::canonical(RUNTIME_LIBRARY_DIR) / "liballoy_backend_opencl.so");
+  CHECK(opencl->library == fs::canonical(build_paths::runtime_library_dir) / "liballoy_backend_opencl.so");
   // Loaded: any reason left is the driver's (no OpenCL platform), not the loader's.
   CHECK(opencl->reason.find("cannot load") == std::string::npos);
 }
@@ -79,14 +80,14 @@ TEST_CASE("Plugins.Loader.path_folders_come_after_runtime_folder") {
   fs::create_directories(dir);
   // A second copy of the OpenCL plugin: shadowed by the one beside the
   // runtime. A copy under another backend name: found by scanning the folder.
-  fs::copy_file(OPENCL_PLUGIN, dir / "liballoy_backend_opencl.so");
-  fs::copy_file(OPENCL_PLUGIN, dir / "liballoy_backend_extra.so");
+  fs::copy_file(build_paths::opencl_plugin, dir / "liballoy_backend_opencl.so");
+  fs::copy_file(build_paths::opencl_plugin, dir / "liballoy_backend_extra.so");
   {
     const ScopedPluginPath path(dir.string());
     Runtime runtime;
     const BackendStatus* opencl = find_named(runtime, "opencl");
     REQUIRE(opencl != nullptr);
-    CHECK(opencl->library.parent_path() == fs::canonical(RUNTIME_LIBRARY_DIR));
+    CHECK(opencl->library.parent_path() == fs::canonical(build_paths::runtime_library_dir));
     const BackendStatus* extra = find_named(runtime, "extra");
     REQUIRE(extra != nullptr);
     CHECK(extra->library == dir / "liballoy_backend_extra.so");
@@ -120,7 +121,7 @@ TEST_CASE("Plugins.Loader.text_file_is_not_a_plugin") {
 }
 
 TEST_CASE("Plugins.Loader.library_without_entry_points") {
-  const ScopedPluginPath path(NOT_A_PLUGIN);
+  const ScopedPluginPath path(build_paths::not_a_plugin);
   Runtime runtime;
   const BackendStatus* entry = find_backend(runtime, "not_a_plugin");
   REQUIRE(entry != nullptr);
@@ -129,7 +130,7 @@ TEST_CASE("Plugins.Loader.library_without_entry_points") {
 }
 
 TEST_CASE("Plugins.Loader.plugin_built_against_another_interface_refused") {
-  const ScopedPluginPath path(OTHER_INTERFACE_PLUGIN);
+  const ScopedPluginPath path(build_paths::other_interface_plugin);
   Runtime runtime;
   const BackendStatus* entry = find_backend(runtime, "other_interface_plugin");
   REQUIRE(entry != nullptr);

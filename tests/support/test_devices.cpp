@@ -2,11 +2,11 @@
 #include "support/test_devices.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
 #include "embedded/conformance_source.hpp"
+#include "support/case_outcomes.hpp"
 #include "embedded/saxpy_source.hpp"
 
 namespace alloy::test {
@@ -63,7 +63,7 @@ void for_each_device(const std::function<void(Device&)>& body) {
 }
 
 void skip(const std::string& reason) {
-  std::printf("alloy-skip: %s\n", reason.c_str());
+  record_skip(reason);
   MESSAGE("skipped: " << reason);
 }
 

@@ -33,7 +33,8 @@ bool is_required(const std::string& backend);
 /// backend has a device.
 void for_each_device(const std::function<void(Device&)>& body);
 
-/// Reports the test as skipped (ctest's SKIP_REGULAR_EXPRESSION) with why.
+/// Reports the running case as skipped, with why; ctest reports its group
+/// as skipped when every case in it skipped (support/case_outcomes.hpp).
 void skip(const std::string& reason);
 
 /// True when the selected backend has at least `count` devices; else skips.

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "support/build_paths.hpp"
+#include "support/case_outcomes.hpp"
 #include "support/test_devices.hpp"
 
 int main(int argc, char** argv) {
@@ -13,7 +15,7 @@ int main(int argc, char** argv) {
   // conformance test also runs on a second device and the multi-device tests
   // have one; and a compile cache inside the build tree.
   setenv("POCL_DEVICES", "pthread pthread", 0);
-  setenv("ALLOY_CACHE_DIR", ALLOY_TEST_CACHE_DIR, 0);
+  setenv("ALLOY_CACHE_DIR", alloy::test::build_paths::compile_cache, 0);
   // --alloy-backend=<name> runs the device tests on that backend only;
   // doctest ignores options it does not know.
   constexpr std::string_view backend_option = "--alloy-backend=";
@@ -23,6 +25,16 @@ int main(int argc, char** argv) {
       alloy::test::selected_backend() = std::string(argument.substr(backend_option.size()));
     }
   }
+  // A process on one backend loads only that one (and the emulated devices
+  // its tests ask for): a CUDA case on a machine without a GPU need not
+  // start PoCL to skip.
+  if (!alloy::test::selected_backend().empty()) {
+    std::string backends = alloy::test::selected_backend();
+    if (std::getenv("ALLOY_EMULATED_DEVICES") != nullptr) backends += ",emulated";
+    setenv("ALLOY_BACKENDS", backends.c_str(), 0);
+  }
   doctest::Context context(argc, argv);
-  return context.run();
+  const int result = context.run();
+  alloy::test::report_skipped_cases(result);
+  return result;
 }
