@@ -12,10 +12,13 @@ function(alloy_embed_text target)
     get_filename_component(input ${file} ABSOLUTE)
     get_filename_component(stem ${file} NAME_WE)
     string(MAKE_C_IDENTIFIER "${stem}_source" symbol)
+    # The header names its input relative to the project root: the same
+    # header in every clone, so the compiler cache shares what includes it.
+    file(RELATIVE_PATH origin ${PROJECT_SOURCE_DIR} ${input})
     set(header ${out_dir}/embedded/${symbol}.hpp)
     add_custom_command(
       OUTPUT ${header}
-      COMMAND ${CMAKE_COMMAND} -DINPUT=${input} -DOUTPUT=${header} -DSYMBOL=${symbol}
+      COMMAND ${CMAKE_COMMAND} -DINPUT=${input} -DORIGIN=${origin} -DOUTPUT=${header} -DSYMBOL=${symbol}
               -P ${ALLOY_EMBED_SCRIPT}
       DEPENDS ${input} ${ALLOY_EMBED_SCRIPT}
       COMMENT "Embedding ${file}")

@@ -76,6 +76,9 @@ endfunction()
 function(alloy_extract_snippets markdown folder prefix)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${markdown}")
   file(READ "${markdown}" text)
+  # Named relative to the project root, so every clone writes the same
+  # sources and the compiler cache shares their objects.
+  file(RELATIVE_PATH page_path "${PROJECT_SOURCE_DIR}" "${markdown}")
   file(MAKE_DIRECTORY "${folder}")
   set(programs "")
   set(compile_only "")
@@ -110,7 +113,7 @@ function(alloy_extract_snippets markdown folder prefix)
     math(EXPR offset "${body_start} + ${body_length} + ${closing_length} - 1")
     math(EXPR index "${index} + 1")
 
-    set(origin "// Extracted from ${markdown}, block ${index}, by tests/docs/doc_snippets.cmake.\n")
+    set(origin "// Extracted from ${page_path}, block ${index}, by tests/docs/doc_snippets.cmake.\n")
     _alloy_snippet_marker("${text}" ${fence} marker)
     if(marker AND NOT marker MATCHES "^(file .+|fragment|compile only.*)$")
       message(FATAL_ERROR "${markdown}: block ${index}: unknown marker `snippet: ${marker}`")

@@ -5,8 +5,12 @@
 # "Executor.Dependencies"). A group runs in one process, which starts the
 # runtime and its devices once for all its cases.
 #
+# A group named in TEST_RUN_ALONE compares measured times: it gets the
+# property RUN_SERIAL, so a parallel ctest never runs it beside another test,
+# and the label load-sensitive.
+#
 # In: TEST_EXECUTABLE, TEST_PREFIX, TEST_EXTRA_ARGS, TEST_PROPERTIES,
-# TEST_LABELS, TEST_WORKING_DIR, CTEST_FILE.
+# TEST_LABELS, TEST_RUN_ALONE, TEST_WORKING_DIR, CTEST_FILE.
 
 if(NOT EXISTS "${TEST_EXECUTABLE}")
   message(FATAL_ERROR "test executable ${TEST_EXECUTABLE} does not exist")
@@ -55,11 +59,22 @@ endforeach()
 
 foreach(group IN LISTS groups)
   string(MAKE_C_IDENTIFIER "${group}" key)
+  set(properties ${TEST_PROPERTIES})
+  set(labels ${TEST_LABELS})
+  if(group IN_LIST TEST_RUN_ALONE)
+    list(APPEND properties RUN_SERIAL TRUE)
+    list(APPEND labels load-sensitive)
+  endif()
   add_command(add_test "${TEST_PREFIX}${group}" "${TEST_EXECUTABLE}" "--test-case=${cases_${key}}"
               ${TEST_EXTRA_ARGS})
   add_command(set_tests_properties "${TEST_PREFIX}${group}" PROPERTIES
-              WORKING_DIRECTORY "${TEST_WORKING_DIR}" ${TEST_PROPERTIES})
+              WORKING_DIRECTORY "${TEST_WORKING_DIR}" ${properties})
   # The labels are one list-valued property, written as one quoted argument.
-  string(APPEND script "set_tests_properties([==[${TEST_PREFIX}${group}]==] PROPERTIES LABELS \"${TEST_LABELS}\")\n")
+  string(APPEND script "set_tests_properties([==[${TEST_PREFIX}${group}]==] PROPERTIES LABELS \"${labels}\")\n")
+endforeach()
+foreach(group IN LISTS TEST_RUN_ALONE)
+  if(NOT group IN_LIST groups)
+    message(FATAL_ERROR "${TEST_EXECUTABLE} has no group ${group} to run alone")
+  endif()
 endforeach()
 file(WRITE "${CTEST_FILE}" "${script}")
