@@ -12,6 +12,8 @@
 # In: TEST_EXECUTABLE, TEST_PREFIX, TEST_EXTRA_ARGS, TEST_PROPERTIES,
 # TEST_LABELS, TEST_RUN_ALONE, TEST_WORKING_DIR, CTEST_FILE.
 
+cmake_minimum_required(VERSION 3.25)  # script mode: the policies of the project's version
+
 if(NOT EXISTS "${TEST_EXECUTABLE}")
   message(FATAL_ERROR "test executable ${TEST_EXECUTABLE} does not exist")
 endif()
