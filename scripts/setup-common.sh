@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by scripts/demo and scripts/test (sourced, not run): installs the
 # Debian 12 packages alloy builds with, then configures and builds a preset.
 
