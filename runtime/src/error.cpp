@@ -3,7 +3,9 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
+#include <optional>
+
+#include "environment_flag.hpp"
 
 namespace alloy {
 namespace {
@@ -13,8 +15,13 @@ thread_local int handled_error_scopes = 0;
 std::string abort_if_requested(std::string message) {
   if (handled_error_scopes > 0) return message;
   const char* abort_flag = std::getenv("ALLOY_ABORT_ON_ERROR");
-  if (abort_flag != nullptr && std::strcmp(abort_flag, "1") == 0) {
-    std::fprintf(stderr, "alloy: error (ALLOY_ABORT_ON_ERROR=1): %s\n", message.c_str());
+  if (abort_flag == nullptr || *abort_flag == '\0') return message;
+  const std::optional<bool> abort_requested = detail::parse_flag(abort_flag);
+  // A misspelt switch cannot throw here, in the middle of making an error,
+  // without losing that error: the error says so instead.
+  if (!abort_requested) return message + " (" + detail::not_a_flag("ALLOY_ABORT_ON_ERROR", abort_flag) + ")";
+  if (*abort_requested) {
+    std::fprintf(stderr, "alloy: error (ALLOY_ABORT_ON_ERROR=%s): %s\n", abort_flag, message.c_str());
     std::abort();
   }
   return message;

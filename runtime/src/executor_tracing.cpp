@@ -8,6 +8,7 @@
 #include "alloy/executor.hpp"
 #include "alloy/log.hpp"
 #include "alloy/utilization_report.hpp"
+#include "environment_flag.hpp"
 #include "executor_state.hpp"
 #include "alloy/trace_timeline.hpp"
 
@@ -31,9 +32,7 @@ ExecutorOptions with_tracing_from_environment(ExecutorOptions options) {
       options.trace_file = numbered(file, ++traced_from_environment);
     }
   }
-  if (const char* report = std::getenv("ALLOY_REPORT"); report != nullptr && std::string(report) == "1") {
-    options.report = true;
-  }
+  if (flag_from_environment("ALLOY_REPORT")) options.report = true;
   options.trace = options.trace || options.report || !options.trace_file.empty();
   return options;
 }

@@ -9,6 +9,7 @@
 
 #include "alloy/error.hpp"
 #include "chunk_sizing.hpp"
+#include "environment_flag.hpp"
 #include "host_memory_route.hpp"
 #include "pipeline_report.hpp"
 #include "pipeline_state.hpp"
@@ -19,11 +20,6 @@ namespace {
 using detail::ChunkSpan;
 using detail::PipelineState;
 using detail::ReductionArray;
-
-bool report_requested() {
-  const char* value = std::getenv("ALLOY_REPORT");
-  return value != nullptr && std::string(value) == "1";
-}
 
 /// [first, elements) in chunks of `chunk`; the last may be shorter.
 std::vector<ChunkSpan> split(std::size_t first, std::size_t elements, std::size_t chunk) {
@@ -274,6 +270,8 @@ PipelineReport Pipeline::run() {
   if (!s.build) {
     throw InvalidArgument("Pipeline::run before kernel() or each_chunk() said what to do with each chunk");
   }
+  // Read first: a misspelt setting throws before any work, not after it.
+  const bool print_report = detail::flag_from_environment("ALLOY_REPORT");
   const auto started = std::chrono::steady_clock::now();
   s.host_busy->clear();
   std::vector<ChunkSpan> spans;  // every chunk streamed, in order
@@ -299,7 +297,7 @@ PipelineReport Pipeline::run() {
   for (std::size_t ring = 0; ring < rings; ++ring) {
     report.devices[ring].chunks = spans.size() / rings + (ring < spans.size() % rings ? 1 : 0);
   }
-  if (report_requested()) std::cerr << report.to_string();
+  if (print_report) std::cerr << report.to_string();
   return report;
 }
 

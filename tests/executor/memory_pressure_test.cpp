@@ -5,6 +5,7 @@
 
 #include "embedded/conformance_source.hpp"
 #include "replicas.hpp"
+#include "support/scoped_environment.hpp"
 #include "support/test_devices.hpp"
 
 namespace alloy::test {
@@ -30,26 +31,6 @@ std::size_t replicas_on(const std::vector<Buffer<int>>& buffers, Device* device)
   for (const auto& buffer : buffers) count += has_replica(*buffer.storage(), device) ? 1 : 0;
   return count;
 }
-
-/// Sets an environment variable for one test, then restores it.
-class ScopedEnvironment {
- public:
-  ScopedEnvironment(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    ::setenv(name, value, 1);
-  }
-  ~ScopedEnvironment() {
-    if (old_) {
-      ::setenv(name_, old_->c_str(), 1);
-    } else {
-      ::unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 }  // namespace
 
