@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
+#include <string>
 
 #include "alloy/error.hpp"
 #include "chunk_sizing.hpp"
@@ -20,6 +22,19 @@ namespace {
 using detail::ChunkSpan;
 using detail::PipelineState;
 using detail::ReductionArray;
+
+/// What keeps `path` from being streamed as a file, in the user's terms
+/// ("does not exist", "is a directory"); empty when nothing does. Opening a
+/// folder for reading succeeds on Linux, and would report its size instead.
+std::string why_not_a_file(const std::filesystem::path& path) {
+  std::error_code error;
+  const std::filesystem::file_status status = std::filesystem::status(path, error);
+  if (status.type() == std::filesystem::file_type::not_found) return "does not exist";
+  if (error) return "cannot be examined: " + error.message();
+  if (std::filesystem::is_directory(status)) return "is a directory";
+  if (!std::filesystem::is_regular_file(status)) return "is not a regular file (a device, pipe or socket)";
+  return "";
+}
 
 /// [first, elements) in chunks of `chunk`; the last may be shorter.
 std::vector<ChunkSpan> split(std::size_t first, std::size_t elements, std::size_t chunk) {
@@ -131,6 +146,11 @@ PipelineOutput Pipeline::add_output(std::byte* data, std::size_t count, std::siz
 }
 
 PipelineInput Pipeline::add_input_file(const std::filesystem::path& path, std::size_t element_bytes) {
+  if (const std::string why = why_not_a_file(path); !why.empty()) {
+    throw InvalidArgument("pipeline input file " + path.string() + " " + why + "; give a file of the pipeline's " +
+                          std::to_string(state_->elements) + " elements of " + std::to_string(element_bytes) +
+                          " bytes");
+  }
   auto reader = std::make_shared<const detail::FileReader>(path);
   if (reader->size() != state_->elements * element_bytes) {
     throw InvalidArgument("pipeline input file " + path.string() + " has " + std::to_string(reader->size()) +
@@ -148,6 +168,14 @@ PipelineInput Pipeline::add_input_file(const std::filesystem::path& path, std::s
 }
 
 PipelineOutput Pipeline::add_output_file(const std::filesystem::path& path, std::size_t element_bytes) {
+  if (std::filesystem::is_directory(path)) {
+    throw InvalidArgument("pipeline output file " + path.string() + " is a directory; name a file to write");
+  }
+  const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : ".";
+  if (const std::string why = why_not_a_file(folder); why != "is a directory") {
+    throw InvalidArgument("pipeline output file " + path.string() + ": its folder " + folder.string() + " " +
+                          (why.empty() ? "is a file" : why) + "; create the folder first");
+  }
   detail::HostArray array;
   array.element_bytes = element_bytes;
   array.description = "file " + path.string();

@@ -377,6 +377,21 @@ TEST_CASE("Pipeline.Files.a_file_of_the_wrong_size_or_none_is_refused") {
   CHECK_THROWS_AS(pipeline.output_file<int>(folder.path / "no-such-folder" / "out.bin"), Error);
 }
 
+TEST_CASE("Pipeline.Files.a_missing_file_or_a_folder_is_named_as_such") {
+  if (!have_devices(1)) return;
+  Executor executor(runtime(), on_selected_devices());
+  TemporaryFolder folder("pipeline-files");
+  Pipeline pipeline(executor, 100);
+  CHECK_THROWS_WITH_AS(pipeline.input_file<int>(folder.path / "absent.bin"),
+                       doctest::Contains("absent.bin does not exist"), InvalidArgument);
+  CHECK_THROWS_WITH_AS(pipeline.input_file<int>(folder.path), doctest::Contains(" is a directory"),
+                       InvalidArgument);
+  CHECK_THROWS_WITH_AS(pipeline.output_file<int>(folder.path), doctest::Contains(" is a directory"),
+                       InvalidArgument);
+  CHECK_THROWS_WITH_AS(pipeline.output_file<int>(folder.path / "no-such-folder" / "out.bin"),
+                       doctest::Contains("no-such-folder does not exist"), InvalidArgument);
+}
+
 TEST_CASE("Pipeline.HostMemory.every_route_gives_the_same_results") {
   if (!have_devices(1)) return;
   REQUIRE(models_defined);
