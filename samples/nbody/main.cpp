@@ -33,7 +33,7 @@ struct Variant {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 32768;
   const int steps = argc > 2 ? std::atoi(argv[2]) : 20;
   if (n <= 0 || steps <= 0) {
@@ -96,4 +96,15 @@ int main(int argc, char** argv) {
                 variants[0].best_seconds_per_step / variants[1].best_seconds_per_step);
   }
   return all_right ? 0 : 1;
+}
+
+int main(int argc, char** argv) {
+  // An alloy error (a bad setting such as ALLOY_CAPTURE_LIMIT, a device that
+  // fails) is printed with its reason, not left to std::terminate.
+  try {
+    return run(argc, argv);
+  } catch (const alloy::Error& error) {
+    std::fprintf(stderr, "%s: %s\n", "nbody", error.what());
+    return 1;
+  }
 }

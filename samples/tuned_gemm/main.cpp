@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 1024;
   // Any size: the kernel checks bounds on the edge tiles only.
   if (n <= 0) {
@@ -76,4 +76,15 @@ int main(int argc, char** argv) {
   std::printf("C = A x B, %d x %d: %.2f ms, %.1f GFLOP/s, %s (max relative error %.1e)\n", n, n, median * 1e3,
               2.0 * n * double(n) * n / median * 1e-9, right ? "verified" : "WRONG", worst);
   return right ? 0 : 1;
+}
+
+int main(int argc, char** argv) {
+  // An alloy error (a bad setting such as ALLOY_CAPTURE_LIMIT, a device that
+  // fails) is printed with its reason, not left to std::terminate.
+  try {
+    return run(argc, argv);
+  } catch (const alloy::Error& error) {
+    std::fprintf(stderr, "%s: %s\n", "tuned_gemm", error.what());
+    return 1;
+  }
 }
