@@ -55,13 +55,20 @@ void AsyncLane::loop() {
 
 void AsyncLane::start_all(std::vector<Posted> posted, std::vector<InFlight>& in_flight) {
   for (Posted& next : posted) {
+    std::exception_ptr failure;
     try {
       std::unique_ptr<AsyncOperation> operation = next.start();
       if (!operation) throw InvalidArgument("an asynchronous task's start gave no operation to poll");
       in_flight.push_back({std::move(operation), std::move(next.done)});
     } catch (...) {
-      next.done(std::current_exception());
+      failure = std::current_exception();
     }
+    // Told outside the handler, and handed over by moving: the handler's own
+    // hold on the exception ends first, so the receiver holds the only one.
+    // Told from inside, this thread would let go after the receiver had
+    // shared it (a synchronize reading its message) and might free it then,
+    // unseen by the lock the receiver reads it under.
+    if (failure) next.done(std::move(failure));
   }
 }
 

@@ -53,7 +53,7 @@ void CompletionWatcher::loop() {
       }
     }
     next.events.clear();
-    next.done(failure);
+    next.done(std::move(failure));  // the callback holds the only reference (see AsyncLane::start_all)
     next.done = nullptr;  // what it captured is released before wait_for_callbacks() returns
     {
       std::lock_guard lock(mutex_);

@@ -26,6 +26,11 @@ void check_accesses(const Task& task, TaskId id) {
 
 }  // namespace
 
+void sort_unique(std::vector<TaskId>& ids) {
+  std::sort(ids.begin(), ids.end(), [](TaskId a, TaskId b) { return a.index < b.index; });
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+}
+
 void DependencyTracker::split(Segments& segments, std::size_t at) {
   auto it = segments.upper_bound(at);
   if (it == segments.begin()) return;
@@ -71,9 +76,7 @@ std::vector<TaskId> DependencyTracker::record_task(const Task& task, TaskId id) 
   check_accesses(task, id);
   std::vector<TaskId> dependencies;
   for (const Access& access : task.accesses) record(access, id, dependencies);
-  std::sort(dependencies.begin(), dependencies.end(),
-            [](TaskId a, TaskId b) { return a.index < b.index; });
-  dependencies.erase(std::unique(dependencies.begin(), dependencies.end()), dependencies.end());
+  sort_unique(dependencies);
   // A task that reads and writes the same slice through two accesses must
   // not depend on itself.
   std::erase(dependencies, id);

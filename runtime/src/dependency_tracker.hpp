@@ -14,6 +14,9 @@ namespace alloy::detail {
 
 struct Task;
 
+/// Sorts task ids and drops repeats: the form every edge list is kept in.
+void sort_unique(std::vector<TaskId>& ids);
+
 /// Per buffer, which task last wrote each byte range and which tasks read it
 /// since: a new access depends on exactly those it conflicts with (read after
 /// write, write after read, write after write).

@@ -47,13 +47,13 @@ Run Executor::run(const Graph& graph, RunOptions options) {
   return Run(state_->submit(std::move(snapshot), options));
 }
 
-Run Executor::submit_only_task(Graph one, std::vector<TaskId> after, bool runs_inline) {
+Run Executor::submit_only_task(Graph one, std::vector<TaskId> after, bool marker) {
   std::shared_ptr<detail::GraphData> graph = detail::take(std::move(one));
   graph->critical_paths = {1};
   graph->critical_paths_current = true;
   // Moved out: only the executor's task state then holds what the function
   // captured (synchronize's promise breaks when that state drops it).
-  detail::ExecutorState::OneTask one_task{nullptr, runs_inline};
+  detail::ExecutorState::OneTask one_task{nullptr, marker};
   if (auto* host = std::get_if<detail::HostWork>(&graph->tasks.front().work)) {
     one_task.function = std::move(host->function);
   }

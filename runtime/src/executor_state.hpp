@@ -59,6 +59,8 @@ struct TaskState {
   /// Tasks of earlier submissions it follows (executor-wide ids), besides
   /// those of its own graph: sorted, without repeats.
   std::vector<TaskId> earlier;
+  /// Those of `earlier` the program asked for (RunOptions::after, TaskOptions::after).
+  std::vector<TaskId> ordered_after;
   /// A host task's function, copied from the graph (or moved, for a
   /// one-task call): dropped unrun when the task fails, which breaks any
   /// promise it holds (synchronize's).
@@ -70,6 +72,8 @@ struct TaskState {
   /// Runs on whichever thread finds it ready, not on a host worker: it does
   /// nothing that takes time (synchronize's signal, a copy of no bytes).
   bool runs_inline = false;
+  /// Synchronize's: it only signals its caller, who alone gets its failure.
+  bool marker = false;
   std::optional<std::size_t> device;  ///< where placement put it
   std::exception_ptr error;
   Queue* queue = nullptr;
@@ -133,10 +137,10 @@ struct ExecutorState {
   void for_each_dependency(const TaskState& state, F&& f) const;
 
   /// A one-task call's task: its host function, moved out of the graph, and
-  /// whether it runs inline (synchronize's signal).
+  /// whether it is synchronize's marker (which runs inline).
   struct OneTask {
     std::function<void()> function;
-    bool runs_inline = false;
+    bool marker = false;
   };
   /// Submits a run of `graph`: ids, edges to earlier work (and to
   /// `options.after`, for its entry tasks), ready tasks started.
@@ -148,6 +152,13 @@ struct ExecutorState {
   void link_to_earlier_work(RunRecord& run);
   /// True if task `id` cannot start before task `running` has finished.
   bool waits_for(std::uint64_t id, std::uint64_t running) const;
+  /// True if task `failed`'s failure keeps `state` from running: `state`
+  /// touches bytes `failed` writes (or was to write), or the program ordered
+  /// `state` after it. A task that only read what `state` overwrites, and
+  /// synchronize's marker, hold nothing back.
+  bool inherits_failure(const TaskState& state, std::uint64_t failed) const;
+  /// The first dependency of `state` whose failure it inherits.
+  std::optional<std::uint64_t> inherited_failure(const TaskState& state) const;
   /// "task 3 'scale' (kernel), which failed: ...": up the failed
   /// dependencies of task `id` to the first that failed on its own.
   std::string failure_behind(std::uint64_t id) const;

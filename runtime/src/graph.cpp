@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <utility>
 
 #include "alloy/dialect.hpp"
 #include "alloy/error.hpp"
@@ -11,6 +12,8 @@
 
 namespace alloy {
 namespace {
+
+using detail::sort_unique;
 
 /// The remaining critical path of each task, in tasks.
 std::vector<std::uint32_t> critical_paths(const detail::GraphData& graph) {
@@ -177,15 +180,15 @@ TaskId Graph::add(Work work, TaskOptions options, std::vector<Access> accesses) 
     }
   }
   std::vector<TaskId> dependencies = graph.tracker.record_task(task, id);
-  if (!task.options.after.empty()) {
-    dependencies.insert(dependencies.end(), task.options.after.begin(), task.options.after.end());
-    std::sort(dependencies.begin(), dependencies.end(),
-              [](TaskId a, TaskId b) { return a.index < b.index; });
-    dependencies.erase(std::unique(dependencies.begin(), dependencies.end()), dependencies.end());
-    task.options.after.clear();  // kept as edges
+  std::vector<TaskId> ordered_after = std::exchange(task.options.after, {});  // kept as edges
+  if (!ordered_after.empty()) {
+    dependencies.insert(dependencies.end(), ordered_after.begin(), ordered_after.end());
+    sort_unique(dependencies);
+    sort_unique(ordered_after);
   }
   graph.tasks.push_back(std::move(task));
   graph.dependencies.push_back(std::move(dependencies));
+  graph.ordered_after.push_back(std::move(ordered_after));
   graph.critical_paths_current = false;
   return id;
 }
@@ -260,10 +263,10 @@ void Graph::order(TaskId before, TaskId after) {
                           "): the first task must have been added before the second");
   }
   detail::GraphData& graph = writable();
-  std::vector<TaskId>& dependencies = graph.dependencies[after.index];
-  const auto at = std::lower_bound(dependencies.begin(), dependencies.end(), before,
-                                   [](TaskId a, TaskId b) { return a.index < b.index; });
-  if (at == dependencies.end() || *at != before) dependencies.insert(at, before);
+  for (std::vector<TaskId>* edges : {&graph.dependencies[after.index], &graph.ordered_after[after.index]}) {
+    edges->push_back(before);
+    sort_unique(*edges);
+  }
   graph.critical_paths_current = false;
 }
 

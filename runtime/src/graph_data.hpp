@@ -19,6 +19,9 @@ struct GraphData {
   /// Per task, the tasks of this graph it follows, inferred and explicit:
   /// sorted, without repeats. Inferred once, as tasks are added.
   std::vector<std::vector<TaskId>> dependencies;
+  /// Per task, the explicit ones alone (TaskOptions::after, Graph::order):
+  /// a failure travels along these whatever bytes the tasks touch.
+  std::vector<std::vector<TaskId>> ordered_after;
   /// The graph's first and last accesses per byte range.
   DependencyTracker tracker;
   /// Per task, the longest chain of tasks from it to the end of the graph,

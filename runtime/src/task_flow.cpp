@@ -131,12 +131,17 @@ void ExecutorState::add_task_states(RunRecord& run, const std::vector<TaskId>& a
     state.run = &run;
     state.in_graph = i;
     state.rank = {state.task->options.priority.value_or(0), graph.critical_paths[i]};
-    state.runs_inline = state.task->moves_no_bytes() || (one_task && one_task->runs_inline);
+    state.marker = one_task && one_task->marker;
+    state.runs_inline = state.task->moves_no_bytes() || state.marker;
     if (const auto* host = std::get_if<HostWork>(&state.task->work)) {
       state.function = one_task ? std::move(one_task->function) : host->function;
     }
     // The entry tasks carry `after`; the others follow them.
-    if (graph.dependencies[i].empty()) state.earlier = after;
+    if (graph.dependencies[i].empty()) {
+      state.earlier = after;
+      state.ordered_after = after;
+      sort_unique(state.ordered_after);
+    }
   }
 }
 
@@ -148,11 +153,7 @@ void ExecutorState::link_to_earlier_work(RunRecord& run) {
   });
   for (std::uint64_t id = run.first; id < run.first + run.size(); ++id) {
     TaskState& state = task(id);
-    if (!state.earlier.empty()) {
-      std::sort(state.earlier.begin(), state.earlier.end(),
-                [](TaskId a, TaskId b) { return a.index < b.index; });
-      state.earlier.erase(std::unique(state.earlier.begin(), state.earlier.end()), state.earlier.end());
-    }
+    sort_unique(state.earlier);
     for_each_dependency(state, [&](std::uint64_t before) {
       TaskState& earlier = task(before);
       if (!earlier.released) {
@@ -205,31 +206,49 @@ void ExecutorState::fail(std::uint64_t id, std::exception_ptr error) {
   // Dropping the function breaks any promise it holds (synchronize's), and
   // synchronize throws: that reports it. Its own failure is not reported again.
   state.function = nullptr;
-  const bool synchronize_marker = state.runs_inline && state.task->on_host();
-  if (!synchronize_marker) state.run->add_failure(id, label(id) + " failed: " + describe(state.error));
+  if (!state.marker) state.run->add_failure(id, label(id) + " failed: " + describe(state.error));
   release(id);
 }
 
-std::string ExecutorState::failure_behind(std::uint64_t id) const {
-  for (bool moved = true; moved;) {
-    moved = false;
-    for_each_dependency(task(id), [&](std::uint64_t before) {
-      if (!moved && task(before).error) {
-        id = before;
-        moved = true;
-      }
-    });
+bool ExecutorState::inherits_failure(const TaskState& state, std::uint64_t failed) const {
+  const TaskState& failed_state = task(failed);
+  if (failed_state.marker) return false;
+  const auto ordered = [](const std::vector<TaskId>& edges, std::uint64_t index) {
+    return std::binary_search(edges.begin(), edges.end(), TaskId{index},
+                              [](TaskId a, TaskId b) { return a.index < b.index; });
+  };
+  if (ordered(state.ordered_after, failed)) return true;
+  const RunRecord& run = *state.run;
+  if (failed_state.run == &run && ordered(run.graph->ordered_after[state.in_graph], failed - run.first)) {
+    return true;
   }
+  for (const Access& written : failed_state.task->accesses) {
+    if (!writes(written.mode)) continue;
+    for (const Access& access : state.task->accesses) {
+      if (access.slice.storage == written.slice.storage && access.slice.range.overlaps(written.slice.range)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+std::optional<std::uint64_t> ExecutorState::inherited_failure(const TaskState& state) const {
+  std::optional<std::uint64_t> failed;
+  for_each_dependency(state, [&](std::uint64_t before) {
+    if (!failed && task(before).error && inherits_failure(state, before)) failed = before;
+  });
+  return failed;
+}
+
+std::string ExecutorState::failure_behind(std::uint64_t id) const {
+  while (const std::optional<std::uint64_t> failed = inherited_failure(task(id))) id = *failed;
   return label(id) + ", which failed: " + describe(task(id).error);
 }
 
 void ExecutorState::start(std::uint64_t id) {
   TaskState& state = task(id);
-  std::optional<std::uint64_t> failed;
-  for_each_dependency(state, [&](std::uint64_t before) {
-    if (!failed && task(before).error) failed = before;
-  });
-  if (failed) {
+  if (const std::optional<std::uint64_t> failed = inherited_failure(state)) {
     fail(id, std::make_exception_ptr(Error("it did not run: it depends on " + label(*failed) +
                                            ", which failed")));
     return;
@@ -286,8 +305,9 @@ void ExecutorState::watch_completion(std::vector<std::shared_ptr<RunRecord>> bat
           if (!live(id)) continue;  // wait() on this thread forgot it: it cannot wait for callbacks
           TaskState& state = task(id);
           if (state.error) continue;
-          state.error = error;
-          run->add_failure(id, label(id) + " failed: " + describe(error));
+          // Moved: the task holds the only reference, freed under the lock.
+          state.error = std::move(error);
+          run->add_failure(id, label(id) + " failed: " + describe(state.error));
         }
       }
       run->finish();

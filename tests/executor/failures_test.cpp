@@ -1,6 +1,7 @@
-// Failures reach the program once each, and bad input is refused where it is
-// submitted: copies of no bytes, overlapping copies, slices made by hand,
-// buffers of no bytes, and errors that name a task as its graph knows it.
+// Failures reach the program once each and hold back only the tasks that
+// touch what failed; bad input is refused where it is submitted: copies of
+// no bytes, overlapping copies, slices made by hand, buffers of no bytes; and
+// errors name a task as its graph knows it.
 #include <map>
 #include <mutex>
 #include <regex>
@@ -103,6 +104,63 @@ TEST_CASE("Executor.Failures.errors_name_the_task_in_its_graph") {
   executor.run(graph);
   CHECK_THROWS_WITH_AS(executor.wait(), doctest::Contains("task 1 'breaks' (host) of graph run 1 failed"),
                        Error);
+}
+
+// A failure travels to later tasks only through the bytes the failed task
+// writes, and along edges the program asked for: a synchronize that throws
+// keeps its failure to its caller, and a task that only read what a later
+// one overwrites holds nothing back.
+TEST_CASE("Executor.Failures.a_failed_synchronize_holds_back_only_its_caller") {
+  if (!have_devices(1)) return;
+  Executor executor(runtime(), on_selected_devices());
+  Buffer<int> data(std::vector<int>(10, 1));
+  TaskOptions named;
+  named.name = "thrower";
+  executor.host({write(data.slice(0, 5))}, [] { throw std::runtime_error("on purpose"); }, named);
+  CHECK_THROWS_WITH_AS(executor.synchronize(data), doctest::Contains("task 0 'thrower' (host), which failed"),
+                       Error);
+  // Writes bytes the failed task never touched: it runs.
+  executor.kernel(conformance, "add_to_range", {Extent(32)}, {5, 5, 7, read_write(data.slice(5, 5))});
+  CHECK_NOTHROW(executor.synchronize(data.slice(5, 5)));
+  for (int i = 5; i < 10; ++i) CHECK(data.host()[i] == 8);
+  try {
+    executor.wait();
+    FAIL("wait() reported no failure");
+  } catch (const Error& error) {
+    const std::string what = error.what();
+    CHECK(what.find("'thrower' (host) failed") != std::string::npos);
+    CHECK(what.find("synchronize") == std::string::npos);
+    CHECK(what.find("did not run") == std::string::npos);
+  }
+}
+
+TEST_CASE("Executor.Failures.travel_through_written_bytes_and_asked_order_only") {
+  if (!have_devices(1)) return;
+  Buffer<int> data(std::vector<int>(8, 1));
+  Buffer<int> other(std::vector<int>(8, 1));
+  {
+    Executor executor(runtime(), on_selected_devices());
+    const Run reader =
+        executor.host({read(data), write(other.slice(0, 1))}, [] { throw std::runtime_error("on purpose"); });
+    // Overwrites only what the failed task read: runs.
+    executor.fill(data.slice(0, 4), 5);
+    // Reads what the failed task was to write: does not run.
+    executor.kernel(conformance, "add_to_range", {Extent(32)}, {0, 2, 10, read_write(other.slice(0, 2))});
+    // Asked to follow the failed task: does not run either.
+    TaskOptions after_reader;
+    after_reader.after = {reader.task()};
+    executor.fill(data.slice(4, 4), 6, after_reader);
+    try {
+      executor.wait();
+      FAIL("wait() reported no failure");
+    } catch (const Error& error) {
+      CHECK(std::string(error.what()).find("2 more") != std::string::npos);
+    }
+  }  // the executor brings the buffers home
+  const std::vector<int> expected_data{5, 5, 5, 5, 1, 1, 1, 1};
+  CHECK(std::vector<int>(data.host().begin(), data.host().end()) == expected_data);
+  CHECK(other.host()[0] == 1);
+  CHECK(other.host()[1] == 1);
 }
 
 TEST_CASE("Executor.Input.copy_of_no_bytes_does_nothing") {

@@ -178,8 +178,8 @@ class Executor {
 
  private:
   /// Submits the single task of `one`, after the tasks `after` names;
-  /// `runs_inline` for a host task that only signals (synchronize's).
-  Run submit_only_task(Graph one, std::vector<TaskId> after, bool runs_inline = false);
+  /// `marker` for a host task that only signals its caller (synchronize's).
+  Run submit_only_task(Graph one, std::vector<TaskId> after, bool marker = false);
 
   std::unique_ptr<detail::ExecutorState> state_;
 };
