@@ -4,10 +4,12 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <utility>
 
 #include "alloy/error.hpp"
 #include "alloy/log.hpp"
+#include "cross_executor_waits.hpp"
 #include "executor_state.hpp"
 
 namespace alloy {
@@ -119,6 +121,10 @@ void Executor::synchronize(const BufferSlice& slice) {
                   "after it; declare the slice among the task's accesses instead");
     }
   }
+  // A host task blocked here may be what another executor's blocked task
+  // waits for: a wait that closes such a cycle is refused.
+  std::optional<detail::CrossExecutorWait> registered;
+  if (running.executor) registered.emplace(*running.executor, running.id, state, marker.index);
   detail::HostPool::Blocked blocked;  // others' host tasks may be what it waits for
   try {
     done.get();

@@ -231,7 +231,7 @@ void write_trace_at_exit(ExecutorState& state);
 /// The host task this thread is running, if any: blocking calls made from
 /// one must not wait for it.
 struct RunningHostTask {
-  const ExecutorState* executor = nullptr;
+  ExecutorState* executor = nullptr;
   std::uint64_t id = 0;
 };
 RunningHostTask& running_host_task();

@@ -182,4 +182,43 @@ TEST_CASE("Executor.HostTasks.blocking_on_itself_is_refused") {
   CHECK(wait_error.find("wait called from task 0") != std::string::npos);
 }
 
+TEST_CASE("Executor.HostTasks.synchronize_cycle_across_executors_is_refused") {
+  if (!have_devices(1)) return;
+  // A's task waits in B's synchronize for B's task, which waits in A's
+  // synchronize for A's task: the second to wait is refused, naming both
+  // tasks, and the first then gets its slice.
+  Executor a(runtime(), on_first_device(1));
+  Executor b(runtime(), on_first_device(1));
+  Buffer<int> from_a(std::vector<int>(4, 0));
+  Buffer<int> from_b(std::vector<int>(4, 0));
+  Rendezvous both_running(2);
+  std::mutex mutex;
+  std::vector<std::string> errors;
+  const auto waits_on = [&](Executor& other_executor, Buffer<int>& its_buffer) {
+    return [&, other = &other_executor, buffer = &its_buffer] {
+      both_running.arrive_and_wait(20s);
+      try {
+        other->synchronize(*buffer);
+      } catch (const Error& error) {
+        std::lock_guard lock(mutex);
+        errors.emplace_back(error.what());
+      }
+    };
+  };
+  TaskOptions named_a;
+  named_a.name = "in A";
+  TaskOptions named_b;
+  named_b.name = "in B";
+  a.host({write(from_a)}, waits_on(b, from_b), named_a);
+  b.host({write(from_b)}, waits_on(a, from_a), named_b);
+  finishes_within(20s, "two executors' host tasks synchronizing each other", [&] {
+    a.wait();
+    b.wait();
+  });
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].find("task 0 'in A' (host)") != std::string::npos);
+  CHECK(errors[0].find("task 0 'in B' (host)") != std::string::npos);
+  CHECK(errors[0].find("another executor") != std::string::npos);
+}
+
 }  // namespace alloy::test
