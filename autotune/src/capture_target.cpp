@@ -3,33 +3,9 @@
 
 #include <cstring>
 #include <memory>
-#include <sstream>
 
 namespace alloy::autotune {
 namespace {
-
-// "GLOBAL const float* restrict" → float; "GLOBAL unsigned int*" → uint;
-// nothing for a type that is no scalar (float4, a struct).
-std::optional<ScalarType> pointee_type(const std::string& declared) {
-  std::string text = declared;
-  for (char& c : text) {
-    if (c == '*') c = ' ';
-  }
-  std::istringstream words(text);
-  std::string word;
-  std::string previous;
-  while (words >> word) {
-    if (previous == "unsigned" || previous == "signed") {
-      if (auto type = scalar_type_from_string(previous + " " + word)) return type;
-    }
-    if (word != "unsigned" && word != "signed") {
-      if (auto type = scalar_type_from_string(word)) return type;
-    }
-    previous = word;
-  }
-  if (previous == "unsigned") return ScalarType::u32;
-  return std::nullopt;
-}
 
 HostArray as_array(const std::vector<std::byte>& bytes, ScalarType type) {
   HostArray array(type, bytes.size() / size_of(type));
@@ -46,7 +22,7 @@ ScalarType element_type(const CapturedBuffer& buffer, const KernelSignature* sig
   std::optional<ScalarType> type;
   if (signature) {
     for (const KernelParameter& parameter : signature->parameters) {
-      if (parameter.name == buffer.parameter) type = pointee_type(parameter.declared_type);
+      if (parameter.name == buffer.parameter) type = pointee_scalar_type(parameter.declared_type);
     }
   }
   if (!type || buffer.input.size() % size_of(*type) != 0) return ScalarType::u8;

@@ -231,7 +231,7 @@ struct Reader {
 
 // Each buffer's parameter is a pointer parameter of the kernel that its
 // argument passes it as, and each host layout covers the bytes held.
-void check_against_kernel(const Capture& capture, const Reader& reader) {
+KernelSignature check_against_kernel(const Capture& capture, const Reader& reader) {
   const std::optional<KernelSignature> signature =
       find_kernel_signature(capture.kernel.source.source, capture.kernel.kernel_name);
   if (!signature) reader.fail("its source does not declare kernel '" + capture.kernel.kernel_name + "' once");
@@ -269,7 +269,167 @@ void check_against_kernel(const Capture& capture, const Reader& reader) {
       }
     }
   }
+  return *signature;
 }
+
+// The launch the file describes, checked before anything runs it: a
+// description whose parts each look right can still send a kernel far past
+// its buffers (a problem, a launch or a record count larger than the data
+// held), which a device reports by crashing, not with an error.
+class BoundsCheck {
+ public:
+  BoundsCheck(const Capture& capture, const KernelSignature& signature, const Reader& reader)
+      : capture_(capture), signature_(signature), reader_(reader) {}
+
+  void check() const {
+    check_configuration_and_launch();
+    for (const RecordArgument& records : capture_.kernel.records) check_records(records);
+    for (const MatrixArgument& matrix : capture_.kernel.matrices) check_matrix(matrix);
+    check_problem_fits_the_data();
+  }
+
+ private:
+  // The configuration is one the kernel allows, and the launch that ran is
+  // the one it gives for the problem.
+  void check_configuration_and_launch() const {
+    DeviceLimits unlimited;  // the device's own limits are the tuner's to check
+    unlimited.max_work_group_size = SIZE_MAX;
+    unlimited.max_work_item_sizes = {SIZE_MAX, SIZE_MAX, SIZE_MAX};
+    unlimited.local_memory_bytes = SIZE_MAX;
+    if (auto why = check_configuration(capture_.kernel, capture_.configuration, capture_.problem, unlimited)) {
+      reader_.fail("its configuration " + describe(capture_.kernel, capture_.configuration) +
+                   " is not one the kernel allows at problem " + capture_.problem.to_string() + ": " + *why);
+    }
+    const LaunchRange expected = configured_launch(capture_.kernel, capture_.configuration, capture_.problem);
+    const auto same = [](const Extent& a, const Extent& b) { return a.dimensions == b.dimensions && a.size == b.size; };
+    const bool same_local = expected.local.has_value() == capture_.range.local.has_value() &&
+                            (!expected.local || same(*expected.local, *capture_.range.local));
+    if (!same(expected.global, capture_.range.global) || !same_local) {
+      reader_.fail("its launch (" + launch_text(capture_.range) + ") is not the one its configuration gives problem " +
+                   capture_.problem.to_string() + " (" + launch_text(expected) + ")");
+    }
+  }
+
+  static std::string launch_text(const LaunchRange& range) {
+    return "global " + range.global.to_string() + ", local " + (range.local ? range.local->to_string() : "the driver's");
+  }
+
+  // A record argument's count may not reach past the records its buffer holds.
+  void check_records(const RecordArgument& records) const {
+    const CapturedBuffer* buffer = buffer_for(records.parameter);
+    if (!buffer) return;
+    std::size_t record_bytes = 0;
+    if (buffer->host) {
+      if (const auto* record = std::get_if<HostRecord>(&*buffer->host)) record_bytes = record->size;
+    }
+    if (record_bytes == 0) {
+      for (const FieldFormat& field : records.fields) record_bytes += size_of(field.type);
+    }
+    const std::uint64_t count = bound(records.count, "the record count of '" + records.parameter + "'");
+    const std::uint64_t held = buffer->input.size() / std::max<std::size_t>(record_bytes, 1);
+    if (count > held) {
+      reader_.fail("'" + records.count + "' = " + std::to_string(count) + " records of '" + records.parameter +
+                   "', whose buffer holds " + std::to_string(held));
+    }
+  }
+
+  // A matrix argument's rows and columns may not reach past its buffer.
+  void check_matrix(const MatrixArgument& matrix) const {
+    const CapturedBuffer* buffer = buffer_for(matrix.parameter);
+    if (!buffer) return;
+    const std::uint64_t rows = bound(matrix.rows, "the rows of '" + matrix.parameter + "'");
+    const std::uint64_t columns = bound(matrix.columns, "the columns of '" + matrix.parameter + "'");
+    const long double needed = static_cast<long double>(rows) * static_cast<long double>(columns) *
+                               static_cast<long double>(size_of(matrix.element));
+    if (needed > static_cast<long double>(buffer->input.size())) {
+      reader_.fail("'" + matrix.rows + "' x '" + matrix.columns + "' = " + std::to_string(rows) + " x " +
+                   std::to_string(columns) + " elements of '" + matrix.parameter + "', whose buffer holds " +
+                   std::to_string(buffer->input.size()) + " bytes");
+    }
+  }
+
+  // A problem counts the work the launch covers: the data has to hold that
+  // many elements somewhere (records, matrix elements or the buffer's
+  // element type; bytes where no type is known).
+  void check_problem_fits_the_data() const {
+    if (capture_.buffers.empty()) return;
+    std::uint64_t most = 0;
+    for (const CapturedBuffer& buffer : capture_.buffers) most = std::max<std::uint64_t>(most, elements_in(buffer));
+    const std::uint64_t problem = capture_.problem.count();
+    if (problem > most) {
+      reader_.fail("its problem " + capture_.problem.to_string() + " counts " + std::to_string(problem) +
+                   " elements, more than any of its buffers holds (at most " + std::to_string(most) + ")");
+    }
+  }
+
+  std::uint64_t elements_in(const CapturedBuffer& buffer) const {
+    const std::size_t bytes = buffer.input.size();
+    if (buffer.host) {
+      if (const auto* record = std::get_if<HostRecord>(&*buffer.host)) return bytes / std::max<std::size_t>(record->size, 1);
+      const auto& matrix = std::get<HostMatrix>(*buffer.host);
+      return std::uint64_t(matrix.rows) * matrix.columns;
+    }
+    for (const KernelParameter& parameter : signature_.parameters) {
+      if (parameter.name != buffer.parameter) continue;
+      if (const std::optional<ScalarType> type = pointee_scalar_type(parameter.declared_type)) {
+        return bytes / size_of(*type);
+      }
+    }
+    return bytes;
+  }
+
+  const CapturedBuffer* buffer_for(const std::string& parameter) const {
+    for (const CapturedBuffer& buffer : capture_.buffers) {
+      if (buffer.parameter == parameter) return &buffer;
+    }
+    return nullptr;
+  }
+
+  // The integer scalar passed as kernel parameter `name`, which bounds what
+  // the kernel touches: a negative or non-integer value is refused.
+  std::uint64_t bound(const std::string& name, const std::string& what) const {
+    for (std::size_t a = 0; a < signature_.parameters.size(); ++a) {
+      if (signature_.parameters[a].name != name) continue;
+      const auto* scalar = std::get_if<KernelArg>(&capture_.arguments[a]);
+      if (!scalar) break;
+      const std::optional<std::int64_t> value = integer_value(*scalar);
+      if (!value || *value < 0) {
+        reader_.fail("'" + name + "', " + what + ", is not a count of 0 or more");
+      }
+      return std::uint64_t(*value);
+    }
+    reader_.fail("it passes no scalar '" + name + "' for " + what);
+  }
+
+  static std::optional<std::int64_t> integer_value(const KernelArg& scalar) {
+    const auto as = [&](auto zero) {
+      decltype(zero) value;
+      std::memcpy(&value, scalar.value.data(), sizeof value);
+      return value;
+    };
+    switch (scalar.scalar_type) {
+      case ScalarType::i8: return as(std::int8_t{});
+      case ScalarType::u8: return as(std::uint8_t{});
+      case ScalarType::i16: return as(std::int16_t{});
+      case ScalarType::u16: return as(std::uint16_t{});
+      case ScalarType::i32: return as(std::int32_t{});
+      case ScalarType::u32: return as(std::uint32_t{});
+      case ScalarType::i64: return as(std::int64_t{});
+      case ScalarType::u64: {
+        const std::uint64_t value = as(std::uint64_t{});
+        if (value > std::uint64_t(INT64_MAX)) return std::nullopt;
+        return std::int64_t(value);
+      }
+      case ScalarType::f32:
+      case ScalarType::f64: return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  const Capture& capture_;
+  const KernelSignature& signature_;
+  const Reader& reader_;
+};
 
 }  // namespace
 
@@ -325,7 +485,8 @@ Capture read_capture(const std::filesystem::path& path, std::size_t size_limit) 
   if (document.is_discarded()) reader.fail("its description is not valid JSON");
   try {
     Capture capture = reader.parse(document, data);
-    check_against_kernel(capture, reader);
+    const KernelSignature signature = check_against_kernel(capture, reader);
+    BoundsCheck(capture, signature, reader).check();
     return capture;
   } catch (const InvalidArgument& error) {
     const std::string message = error.what();

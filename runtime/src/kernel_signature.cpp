@@ -3,6 +3,7 @@
 #include <cctype>
 #include <regex>
 #include <iterator>
+#include <sstream>
 
 #include "alloy/error.hpp"
 #include "alloy/kernel_args.hpp"
@@ -244,6 +245,25 @@ void check_kernel_args(const KernelSignature& signature, const KernelArg* args,
                             "; cast the value to the declared type");
     }
   }
+}
+
+std::optional<ScalarType> pointee_scalar_type(std::string_view declared_type) {
+  std::string text(declared_type);
+  std::replace(text.begin(), text.end(), '*', ' ');
+  std::istringstream words(text);
+  std::string word;
+  std::string previous;
+  while (words >> word) {
+    if (previous == "unsigned" || previous == "signed") {
+      if (auto type = scalar_type_from_string(previous + " " + word)) return type;
+    }
+    if (word != "unsigned" && word != "signed") {
+      if (auto type = scalar_type_from_string(word)) return type;
+    }
+    previous = word;
+  }
+  if (previous == "unsigned") return ScalarType::u32;
+  return std::nullopt;
 }
 
 }  // namespace alloy

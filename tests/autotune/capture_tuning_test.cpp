@@ -8,6 +8,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <random>
+
+#include <nlohmann/json.hpp>
 
 #include "alloy/autotune/capture_target.hpp"
 #include "alloy/autotune/evaluator.hpp"
@@ -15,7 +18,9 @@
 #include "alloy/capture.hpp"
 #include "alloy/executor.hpp"
 #include "support/build_paths.hpp"
+#include "support/capture_bytes.hpp"
 #include "support/layout_kernels.hpp"
+#include "support/random_seed.hpp"
 #include "support/temporary_folder.hpp"
 #include "support/test_devices.hpp"
 
@@ -235,6 +240,103 @@ TEST_CASE("Autotune.Capture.conversions_are_priced_unless_the_layouts_persist") 
                                        << (result.best_staged_on_host.empty() ? std::string("nothing") : "particles"));
     }
   });
+}
+
+}  // namespace alloy::test
+
+namespace alloy::test {
+namespace {
+
+/// `description` with one randomly chosen value changed (a number to one of
+/// the sizes that break bounds, a flag flipped, a text emptied or cut, a
+/// member dropped); what it did goes to `what`.
+std::string mutated(const std::string& description, std::mt19937_64& random, std::string& what) {
+  nlohmann::json document = nlohmann::json::parse(description);
+  const nlohmann::json flat = document.flatten();  // every value's place, empty containers' too
+  std::vector<std::string> paths;
+  std::vector<std::string> sizes;  // the problem, the launch and the scalars: half the changes go there
+  for (const auto& [path, value] : flat.items()) {
+    paths.push_back(path);
+    if (path.starts_with("/problem") || path.starts_with("/range") || path.starts_with("/arguments")) sizes.push_back(path);
+  }
+  const std::vector<std::string>& among = random() % 2 == 0 ? sizes : paths;
+  const nlohmann::json::json_pointer place(among[random() % among.size()]);
+  nlohmann::json& value = document.at(place);
+  if (random() % 16 == 0 && !place.empty()) {
+    nlohmann::json& parent = document.at(place.parent_pointer());
+    if (parent.is_array()) {
+      parent.erase(std::stoul(place.back()));
+    } else {
+      parent.erase(place.back());
+    }
+    what = "dropped " + place.to_string();
+  } else if (value.is_number()) {
+    const std::uint64_t old = value.is_number_unsigned() ? value.get<std::uint64_t>() : 0;
+    const std::uint64_t choices[] = {0, 1, old + 1, old - 1, old * 2, old * 64, (1ull << 31) - 1, 1ull << 32,
+                                     1ull << 40, 1ull << 63, ~0ull, random() % 100000};
+    value = choices[random() % std::size(choices)];
+    what = place.to_string() + " = " + value.dump();
+  } else if (value.is_boolean()) {
+    value = !value.get<bool>();
+    what = place.to_string() + " flipped";
+  } else if (value.is_string()) {
+    const std::string text = value.get<std::string>();
+    value = random() % 2 == 0 ? std::string() : text.substr(0, random() % (text.size() + 1));
+    what = place.to_string() + " cut to " + std::to_string(value.get<std::string>().size()) + " characters";
+  } else {
+    value = 1;
+    what = place.to_string() + " = 1";
+  }
+  return document.dump();
+}
+
+}  // namespace
+
+// Capture files with a valid checksum and one value changed at random, as a
+// hostile or careless writer hands them in: each is refused by the reader
+// (InvalidArgument naming the file) or tunes without crashing, every
+// configuration's launch staying inside the captured data.
+TEST_CASE("Autotune.Capture.mutated_descriptions_are_refused_or_tune_safely") {
+  if (!have_devices(1)) return;
+  Device& device = *selected_devices().front();  // what is refused does not depend on the device
+  {
+    const int n = 256;
+    TemporaryFolder folder("capture-fuzz");
+    run_step(runtime(), device, random_particles(n, 31), folder.path);
+    const std::string bytes = bytes_of(folder.path / capture_file_name("test.record_step", Extent(std::size_t(n))));
+    const std::string description = description_of(bytes);
+    const std::uint64_t seed = random_seed();  // ALLOY_TEST_SEED replays a run
+    std::mt19937_64 random(seed);
+    const std::filesystem::path file = folder.path / "mutated.alloycap";
+    int refused = 0;
+    int tuned = 0;
+    for (int trial = 0; trial < 200; ++trial) {
+      std::string what;
+      put(file, with_description(bytes, mutated(description, random, what)));
+      CAPTURE(trial);
+      CAPTURE(what);
+      std::optional<Capture> capture;
+      try {
+        capture = read_capture(file);
+      } catch (const InvalidArgument& error) {
+        CHECK(std::string(error.what()).find(file.string()) != std::string::npos);
+        ++refused;
+        continue;
+      }
+      autotune::ResultsLog log(folder.path / ("log" + std::to_string(trial) + ".jsonl"));
+      autotune::TuneOptions options;
+      options.strategy = "exhaustive";
+      options.budget.evaluations = 1;
+      try {
+        autotune::tune(runtime(), device, autotune::capture_target(*capture), capture->problem, options, log);
+      } catch (const Error&) {
+        // Refused by the tuner (a kernel that does not compile, say): an error, not a crash.
+      }
+      ++tuned;
+    }
+    MESSAGE(refused << " mutated captures refused, " << tuned << " tuned without a crash (seed " << seed << ")");
+    CHECK(refused > 0);
+  }
 }
 
 }  // namespace alloy::test

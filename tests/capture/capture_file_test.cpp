@@ -7,6 +7,7 @@
 
 #include "alloy/capture.hpp"
 #include "alloy/dialect.hpp"
+#include "support/capture_bytes.hpp"
 #include "support/layout_kernels.hpp"
 #include "support/temporary_folder.hpp"
 #include "support/test_devices.hpp"
@@ -33,36 +34,6 @@ Capture sample_capture(int n) {
   particles.output[3] = std::byte(0x5a);
   capture.buffers = {particles};
   return capture;
-}
-
-std::string bytes_of(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void put(const std::filesystem::path& file, const std::string& bytes) {
-  std::ofstream(file, std::ios::binary | std::ios::trunc).write(bytes.data(), std::streamsize(bytes.size()));
-}
-
-// The file with its description replaced and the checksum made right again:
-// what a hostile writer, not a broken disk, would hand in.
-std::string with_description(const std::string& file, const std::string& description) {
-  std::uint64_t old_length = 0;
-  std::memcpy(&old_length, file.data() + 12, 8);
-  std::string out = file.substr(0, 12);
-  const std::uint64_t length = description.size();
-  out.append(reinterpret_cast<const char*>(&length), 8);
-  out += description;
-  out += file.substr(20 + old_length, file.size() - 8 - 20 - old_length);
-  const std::uint64_t checksum = stable_hash(out);
-  out.append(reinterpret_cast<const char*>(&checksum), 8);
-  return out;
-}
-
-std::string description_of(const std::string& file) {
-  std::uint64_t length = 0;
-  std::memcpy(&length, file.data() + 12, 8);
-  return file.substr(20, length);
 }
 
 void refused(const std::filesystem::path& file, const std::string& why) {
@@ -191,6 +162,28 @@ TEST_CASE("Capture.File.refuses_corrupt_truncated_hostile_and_foreign_files") {
     hostile("\"kernel\":\"record_advance\"", "\"kernel\":\"missing\"", "does not declare kernel");
   }
   SUBCASE("a tuning space that does not validate") { hostile("\"default\":0", "\"default\":9", "not among its values"); }
+  // Each part well formed, the whole reaching past the data: refused before
+  // anything launches it.
+  SUBCASE("a problem its launch does not follow") {
+    hostile("\"problem\":{\"dimensions\":1,\"size\":[64,1,1]}",
+            "\"problem\":{\"dimensions\":1,\"size\":[1099511627776,1,1]}", "is not the one its configuration gives");
+  }
+  SUBCASE("a problem and launch 64 times larger than the data") {
+    std::string changed = description;
+    for (const std::string& from : {std::string("\"size\":[64,1,1]"), std::string("\"global\":[64,1,1]")}) {
+      const std::size_t at = changed.find(from);
+      REQUIRE(at != std::string::npos);
+      changed.replace(at, from.size(), from.substr(0, from.find('[')) + "[4096,1,1]");
+    }
+    put(bad, with_description(bytes, changed));
+    refused(bad, "more than any of its buffers holds (at most 64)");
+  }
+  SUBCASE("a record count past the records held") {
+    hostile("{\"scalar\":{\"bits\":64,", "{\"scalar\":{\"bits\":2147483647,", "'n' = 2147483647 records of 'particles'");
+  }
+  SUBCASE("a negative record count") {
+    hostile("{\"scalar\":{\"bits\":64,", "{\"scalar\":{\"bits\":4294967295,", "is not a count of 0 or more");
+  }
 }
 
 TEST_CASE("Capture.File.names_and_patterns") {

@@ -96,6 +96,11 @@ struct KernelSignature {
 std::optional<KernelSignature> find_kernel_signature(std::string_view source,
                                                      std::string_view kernel_name);
 
+/// The element type a pointer parameter points to, from its declared type:
+/// "GLOBAL const float* restrict" → f32, "GLOBAL unsigned int*" → u32;
+/// nothing for a type that is no scalar (float4, a struct).
+std::optional<ScalarType> pointee_scalar_type(std::string_view declared_type);
+
 /// Names of all kernels declared as `KERNEL void name(` in the source.
 std::vector<std::string> declared_kernel_names(std::string_view source);
 
