@@ -11,12 +11,13 @@
 
 namespace alloy::autotune::detail {
 
-/// flock() on `path`, created if missing. Without a lock (a read-only
-/// folder, say) the holder goes on unlocked with a warning: a lost race is
-/// better than no profile.
+/// flock() on `path`, an existing file or folder (a folder locks what is
+/// written in it, and leaves no lock file behind). Without a lock (a path
+/// that cannot be opened, say) the holder goes on unlocked with a warning:
+/// a lost race is better than no profile.
 class FileLock {
  public:
-  explicit FileLock(const std::string& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+  explicit FileLock(const std::string& path) : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
     if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0) log_warning("cannot lock " + path + "; going on without the lock");
   }
   ~FileLock() {

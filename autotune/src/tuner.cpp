@@ -248,9 +248,9 @@ std::filesystem::path record_in_profile(const std::filesystem::path& dir, const 
   const std::filesystem::path file = ProfileStore::file_for(dir, device);
   std::error_code error;
   std::filesystem::create_directories(dir, error);
-  // Read, merge, write under a lock: two tuners finishing at once must not
-  // drop each other's entries.
-  const detail::FileLock lock(file.string() + ".lock");
+  // Read, merge, write under a lock on the folder: two tuners finishing at
+  // once must not drop each other's entries.
+  const detail::FileLock lock(dir.string());
   DeviceProfile profile = DeviceProfile::for_device(device);
   if (std::ifstream in{file, std::ios::binary}) {
     std::stringstream text;

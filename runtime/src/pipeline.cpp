@@ -256,6 +256,11 @@ void Pipeline::kernel(ProgramSource source, std::string kernel_name, std::vector
                                          : LaunchRange(Extent(global));
     graph.kernel(*shared, kernel_name, range, task_args(args, c), c.options(kernel_name));
   });
+  state_->compile_first = [state = state_.get(), shared, kernel_name] {
+    for (const std::size_t d : state->options.devices) {
+      state->executor.runtime().program(*state->executor.devices()[d], *shared)->kernel(kernel_name);
+    }
+  };
 }
 
 void Pipeline::kernel(const TunableKernel& kernel, std::vector<PipelineArg> args) {
@@ -291,6 +296,7 @@ void Pipeline::each_chunk(std::function<void(Graph&, const Chunk&)> build) {
   if (!build) throw InvalidArgument("Pipeline::each_chunk with an empty function");
   state_->build = std::move(build);
   state_->tunable = nullptr;
+  state_->compile_first = nullptr;
 }
 
 PipelineReport Pipeline::run() {
@@ -300,6 +306,7 @@ PipelineReport Pipeline::run() {
   }
   // Read first: a misspelt setting throws before any work, not after it.
   const bool print_report = detail::flag_from_environment("ALLOY_REPORT");
+  if (s.compile_first) s.compile_first();
   const auto started = std::chrono::steady_clock::now();
   s.host_busy->clear();
   std::vector<ChunkSpan> spans;  // every chunk streamed, in order

@@ -93,6 +93,9 @@ struct PipelineState {
   std::vector<ReductionArray> reductions;
   std::function<void(Graph&, const Chunk&)> build;
   std::shared_ptr<const TunableKernel> tunable;  ///< when kernel(TunableKernel) set `build`
+  /// Compiles kernel()'s program on each device before anything streams: a
+  /// compile error then ends run() once, before any chunk is submitted.
+  std::function<void()> compile_first;
   std::string chunking;  ///< how the chunk size was chosen, for the report
   /// How the caller's memory travels, once decided (never automatic then).
   HostMemoryRoute memory_route = HostMemoryRoute::automatic;

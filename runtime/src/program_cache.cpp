@@ -138,6 +138,8 @@ std::shared_ptr<Program> ProgramCache::get(Device& device, const ProgramSource& 
       ++stats_.memory_hits;
       return found->second;
     }
+    // Never freed before the cache is, so threads may throw it at once.
+    if (auto failed = failures_.find({&device, key}); failed != failures_.end()) std::rethrow_exception(failed->second);
   }
   // Compiling can take seconds: done outside the lock, so two threads may
   // build the same program once each; the first to finish is kept.
@@ -145,7 +147,14 @@ std::shared_ptr<Program> ProgramCache::get(Device& device, const ProgramSource& 
   const std::filesystem::path file = dir_.empty() ? dir_ : file_for(device, source);
   if (!file.empty()) program = load_from_disk(device, source, key, file);
   if (!program) {
-    program = device.build_program(source);
+    try {
+      program = device.build_program(source);
+    } catch (const CompileError&) {
+      std::lock_guard lock(mutex_);
+      ++stats_.failed_compiles;
+      failures_.try_emplace({&device, key}, std::current_exception());
+      throw;
+    }
     {
       std::lock_guard lock(mutex_);
       ++stats_.compiles;

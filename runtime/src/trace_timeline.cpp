@@ -201,7 +201,9 @@ std::string timeline_svg(const Trace& trace, const UtilizationReport& report) {
     const double x = canvas.x(at);
     canvas.out() << "<line x1=\"" << x << "\" y1=\"" << top - 6 << "\" x2=\"" << x << "\" y2=\"" << y
                  << "\" stroke=\"#dddddd\"/>\n";
-    canvas.text(x - 15, top - 10, detail::duration_text(at - report.window_start_ns));
+    // Centred on its tick; the last one ends there, inside the picture.
+    canvas.text(x, top - 10, detail::duration_text(at - report.window_start_ns),
+                tick == 5 ? "text-anchor=\"end\"" : "text-anchor=\"middle\"");
   }
   y += row_height;
   // The legend, then the diagnoses.

@@ -96,7 +96,7 @@ Solution solve(alloy::Executor& executor, alloy::Device& device, const alloy::mp
   executor.synchronize(current);
   MPI_Barrier(world.handle());  // every rank starts the timed sweeps together
   const auto started = std::chrono::steady_clock::now();
-  for (int i = 1; i < (settings.iterations + 1) / 2; ++i) executor.run(graph);
+  for (int i = 1; i < settings.iterations / 2; ++i) executor.run(graph);
   executor.synchronize(current);
   alloy::mpi::wait_or_abort(executor, world);
   Solution solution;
@@ -122,7 +122,7 @@ std::vector<float> solve_on_host(const Settings& settings) {
     }
   }
   std::vector<float> next = current;
-  for (int i = 0; i < (settings.iterations + 1) / 2 * 2; ++i) {
+  for (int i = 0; i < settings.iterations; ++i) {
     for (int row = 1; row <= n; ++row) {
       for (int column = 1; column <= n; ++column) {
         const std::size_t at = static_cast<std::size_t>(row * local + column);

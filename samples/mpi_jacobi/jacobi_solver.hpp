@@ -12,7 +12,7 @@ namespace jacobi {
 
 struct Settings {
   int size = 512;          ///< the grid is size x size cells
-  int iterations = 100;    ///< sweeps; rounded up to an even number
+  int iterations = 100;    ///< sweeps; an even number
   bool overlap = true;     ///< interior sweeps while the halo travels; else exchange first, then sweep
 };
 

@@ -5,6 +5,7 @@
 // sweeps on the host, bit for bit.
 //
 //   mpiexec -n 4 build/default/bin/mpi_jacobi --size 512 --iterations 200 --check
+#include <charconv>
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -56,7 +57,17 @@ int main(int argc, char** argv) {
   std::string output;
   CLI::App app{"The heat equation over MPI ranks, halo exchange overlapped with compute."};
   app.add_option("--size", settings.size, "the grid is SIZE x SIZE cells")->check(CLI::PositiveNumber);
-  app.add_option("--iterations", settings.iterations, "sweeps (an even number)")->check(CLI::PositiveNumber);
+  // The graph holds two sweeps (there and back), so the count is even.
+  const CLI::Validator even(
+      [](std::string& value) {
+        long sweeps = 0;
+        const auto [end, failed] = std::from_chars(value.data(), value.data() + value.size(), sweeps);
+        const bool odd = failed == std::errc() && end == value.data() + value.size() && sweeps % 2 != 0;
+        return odd ? "--iterations " + value + ": give an even number of sweeps" : std::string();
+      },
+      "EVEN");
+  app.add_option("--iterations", settings.iterations, "sweeps (an even number)")
+      ->check(CLI::PositiveNumber & even);
   app.add_option("--across", across, "ranks along columns (0: MPI chooses)")->check(CLI::NonNegativeNumber);
   app.add_option("--down", down, "ranks along rows (0: MPI chooses)")->check(CLI::NonNegativeNumber);
   app.add_flag("!--no-overlap", settings.overlap, "exchange the halo first, then sweep");
@@ -87,7 +98,7 @@ int main(int argc, char** argv) {
     const std::vector<float> grid = gather_grid(world, d, block, settings.size);
     if (world.rank() == 0) {
       std::printf("%d x %d cells, %d sweeps, %d x %d ranks, halo exchange %s, messages %s\n", settings.size,
-                  settings.size, (settings.iterations + 1) / 2 * 2, d.ranks_across(), d.ranks_down(),
+                  settings.size, settings.iterations, d.ranks_across(), d.ranks_down(),
                   settings.overlap ? "overlapped with the interior's sweep" : "first, then the sweep",
                   alloy::mpi::to_string(alloy::mpi::message_path()).c_str());
       for (int rank = 0; rank < world.size(); ++rank) {

@@ -84,6 +84,9 @@ TEST_CASE("Autotune.Capture.capture_tune_profile_run") {
                            << *result.best_seconds * 1e6 << " us");
 
     autotune::record_in_profile(folder.path, device.info(), target, result, options);
+    for (const auto& entry : std::filesystem::directory_iterator(folder.path)) {
+      CHECK_MESSAGE(entry.path().extension() != ".lock", "autotune left " << entry.path());
+    }
     ProfiledRuntime profiled = runtime_with_profiles(folder.path, device);
     const TunedKernel tuned = profiled.runtime->tuned(*profiled.device, record_step_kernel(), capture.problem);
     CHECK(tuned.choice.match == ProfileMatch::device);

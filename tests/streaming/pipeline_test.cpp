@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <numeric>
 #include <random>
 
@@ -298,6 +299,37 @@ TEST_CASE("Pipeline.Report.lanes_add_up_and_name_the_bound") {
   CHECK(report.efficiency == doctest::Approx(static_cast<double>(report.ideal.count()) / report.wall.count()));
   CHECK(report.bound_by.find(device.bound_by) == 0);
   CHECK(report.to_string().find("overlap efficiency") != std::string::npos);
+}
+
+TEST_CASE("Pipeline.Errors.a_kernel_that_does_not_compile_fails_once_before_any_chunk") {
+  if (!have_devices(1)) return;
+  Executor executor(runtime(), on_selected_devices());
+  const std::size_t n = 1 << 16;
+  std::vector<int> x(n, 1);
+  std::vector<int> y(n, -1);
+  Pipeline pipeline(executor, n, pipeline_options(1024, 2, {0}));
+  const auto in = pipeline.input(std::span<const int>(x));
+  const auto out = pipeline.output(std::span<int>(y));
+  // Unique text: no earlier test compiled (and failed) it.
+  const ProgramSource broken{"broken_affine.cl",
+                             "KERNEL void broken_affine(GLOBAL const int* in, GLOBAL int* out) { out[0] = in[0] "
+                             "+ undeclared_" + std::to_string(random_seed()) + "; }",
+                             ""};
+  pipeline.kernel(broken, "broken_affine", {in, out});
+  std::vector<std::string> warnings;
+  std::mutex mutex;
+  const LogSink previous = set_log_sink([&](LogLevel, std::string_view message) {
+    std::lock_guard lock(mutex);
+    warnings.emplace_back(message);
+  });
+  const ProgramCacheStats before = runtime().program_cache().stats();
+  CHECK_THROWS_AS(pipeline.run(), CompileError);
+  CHECK_THROWS_AS(pipeline.run(), CompileError);  // again: the error is kept, not compiled again
+  const ProgramCacheStats after = runtime().program_cache().stats();
+  set_log_sink(previous);
+  CHECK(after.failed_compiles - before.failed_compiles == 1);
+  CHECK(warnings.empty());
+  CHECK(std::count(y.begin(), y.end(), -1) == static_cast<long>(n));  // nothing streamed
 }
 
 TEST_CASE("Pipeline.Errors.bad_arrays_and_options_are_refused") {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <exception>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -19,6 +20,7 @@ struct ProgramCacheStats {
   std::size_t memory_hits = 0;
   std::size_t disk_hits = 0;
   std::size_t compiles = 0;
+  std::size_t failed_compiles = 0;  ///< each source fails once per device: the error is kept
   std::size_t rejected_files = 0;  ///< unreadable or corrupt, rebuilt
 };
 
@@ -58,6 +60,10 @@ class ProgramCache {
   // A Program is built for one Device, so memory entries are per device, while
   // disk entries are shared by all devices with the same fingerprint.
   std::map<std::pair<const Device*, std::string>, std::shared_ptr<Program>> programs_;
+  /// Compile errors, thrown again for the same source on the same device:
+  /// compiling is deterministic, and a kernel that fails in every chunk of a
+  /// stream or every task of a graph would otherwise compile (and fail) each time.
+  std::map<std::pair<const Device*, std::string>, std::exception_ptr> failures_;
   ProgramCacheStats stats_;
 };
 
