@@ -1,0 +1,17 @@
+# Script mode: README's first C++ example is the way in users copy, so it
+# uses the executor, not the device queues below it.
+cmake_minimum_required(VERSION 3.25)
+file(READ "${README}" text)
+string(FIND "${text}" "```cpp" start)
+if(start EQUAL -1)
+  message(FATAL_ERROR "${README} has no C++ example")
+endif()
+string(SUBSTRING "${text}" ${start} -1 rest)
+string(FIND "${rest}" "\n```\n" end)
+string(SUBSTRING "${rest}" 0 ${end} first_example)
+if(NOT first_example MATCHES "alloy::Executor")
+  message(FATAL_ERROR "README's first C++ example does not use alloy::Executor:\n${first_example}")
+endif()
+if(first_example MATCHES "create_queue")
+  message(FATAL_ERROR "README's first C++ example drives a device queue itself:\n${first_example}")
+endif()
