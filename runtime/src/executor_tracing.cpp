@@ -3,6 +3,10 @@
 #include <atomic>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
 
 #include "alloy/error.hpp"
 #include "alloy/executor.hpp"
@@ -23,13 +27,42 @@ std::filesystem::path numbered(const std::filesystem::path& file, unsigned n) {
   return named;
 }
 
+/// This process's rank when a launcher started several (mpiexec, srun):
+/// their variables say, before MPI is even initialized.
+std::optional<std::string> launcher_rank() {
+  static constexpr std::pair<const char*, const char*> variables[] = {
+      {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},  // Open MPI
+      {"PMI_RANK", "PMI_SIZE"},                          // MPICH, Intel MPI (Hydra)
+      {"MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE"},    // MVAPICH
+      {"SLURM_PROCID", "SLURM_NTASKS"},                  // srun
+  };
+  for (const auto& [rank, size] : variables) {
+    const char* rank_text = std::getenv(rank);
+    const char* size_text = std::getenv(size);
+    if (rank_text == nullptr || *rank_text == '\0') continue;
+    if (size_text != nullptr && std::string_view(size_text) == "1") return std::nullopt;  // alone
+    return std::string(rank_text);
+  }
+  return std::nullopt;
+}
+
+/// ALLOY_TRACE's file for this process: NAME.rankR.json under a launcher of
+/// several processes, so that ranks do not overwrite one another's.
+std::filesystem::path for_this_process(const std::filesystem::path& file) {
+  const std::optional<std::string> rank = launcher_rank();
+  if (!rank) return file;
+  std::filesystem::path named = file;
+  named.replace_filename(file.stem().string() + ".rank" + *rank + file.extension().string());
+  return named;
+}
+
 }  // namespace
 
 ExecutorOptions with_tracing_from_environment(ExecutorOptions options) {
   static std::atomic<unsigned> traced_from_environment{0};
   if (options.trace_file.empty()) {
     if (const char* file = std::getenv("ALLOY_TRACE"); file != nullptr && *file != '\0') {
-      options.trace_file = numbered(file, ++traced_from_environment);
+      options.trace_file = numbered(for_this_process(file), ++traced_from_environment);
     }
   }
   if (flag_from_environment("ALLOY_REPORT")) options.report = true;

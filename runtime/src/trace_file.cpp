@@ -241,7 +241,7 @@ std::string to_chrome_trace(const Trace& trace) {
   }
   add_flows(trace, threads, events);
   const json root = {{"displayTimeUnit", "ns"},
-                     {"alloy", {{"version", format_version}, {"devices", devices}}},
+                     {"alloy", {{"version", format_version}, {"devices", devices}, {"origin_unix_ns", trace.origin_unix_ns}}},
                      {"traceEvents", events}};
   return root.dump(1);
 }
@@ -265,6 +265,7 @@ Trace parse_chrome_trace(std::string_view text, const std::string& source) {
   if (!root.is_object()) refuse(source, "not a JSON object");
   Trace trace;
   trace.devices = read_devices(root, source);
+  trace.origin_unix_ns = optional_field<std::uint64_t>(root["alloy"], "origin_unix_ns", 0, "the alloy section", source);
   std::set<std::uint64_t> ids;
   for (const json& event : field<json::array_t>(root, "traceEvents", "the file", source)) {
     if (!event.is_object()) refuse(source, "an event is not an object");

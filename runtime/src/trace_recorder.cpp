@@ -250,6 +250,11 @@ Trace TraceRecorder::trace() {
   });
   Trace trace;
   trace.devices = devices_;
+  // The system clock now, less how long ago the steady origin was.
+  const auto since_origin = std::chrono::steady_clock::now() - origin_;
+  const auto unix_now = std::chrono::system_clock::now().time_since_epoch();
+  trace.origin_unix_ns = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(unix_now - since_origin).count());
   trace.slices.reserve(commands_.size() + host_tasks_.size());
   commands_.for_each([&](const Command& command) {
     if (command.timed) trace.slices.push_back(slice_of(command, offsets[command.device]));

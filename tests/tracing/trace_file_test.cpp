@@ -1,9 +1,11 @@
 // Chrome trace files: what is written reads back the same, has the structure
 // trace viewers need, and a damaged file is refused with a clear error.
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "alloy/error.hpp"
+#include "alloy/utilization_report.hpp"
 #include "support/test_devices.hpp"
 #include "synthetic_trace.hpp"
 
@@ -43,6 +45,41 @@ void check_refused(const std::string& text, const std::string& says) {
 TEST_CASE("Trace.File.reads_back_what_it_wrote") {
   const Trace trace = sample_trace();
   CHECK(parse_chrome_trace(to_chrome_trace(trace), "t.json") == trace);
+}
+
+TEST_CASE("Trace.Merge.ranks_share_one_time_line_and_keep_their_devices_and_tasks_apart") {
+  Trace first = sample_trace();
+  first.origin_unix_ns = 5'000'000'000;
+  Trace second = sample_trace();
+  second.origin_unix_ns = first.origin_unix_ns + 30'000;  // began 30 us later
+  const Trace merged = merge_traces({first, second}, {"run.rank0", "run.rank1"});
+  CHECK(merged.origin_unix_ns == first.origin_unix_ns);
+  REQUIRE(merged.devices.size() == 4);
+  CHECK(merged.devices[0].label == "run.rank0: test:0");
+  CHECK(merged.devices[3].label == "run.rank1: test:1");
+  REQUIRE(merged.slices.size() == 2 * first.slices.size());
+  std::set<std::uint64_t> ids;
+  std::set<std::uint64_t> tasks;
+  for (const TraceSlice& slice : merged.slices) {
+    CHECK(ids.insert(slice.id).second);
+    if (slice.task) CHECK(tasks.insert(*slice.task).second);  // each task has one slice here
+    if (!slice.device) CHECK(slice.lane.rfind("run.rank", 0) == 0);
+  }
+  // The second rank's first copy started 30 us into the first rank's time line,
+  // on its own devices, and still follows its own tasks.
+  const auto second_copy = std::find_if(merged.slices.begin(), merged.slices.end(), [](const TraceSlice& slice) {
+    return slice.device && *slice.device == 2 && slice.kind == TraceKind::copy_in;
+  });
+  REQUIRE(second_copy != merged.slices.end());
+  CHECK(second_copy->start_ns == 30'000);
+  CHECK(analyze(merged).devices.size() == 4);
+  CHECK_THROWS_AS(merge_traces({first, second}, {"only one"}), InvalidArgument);
+}
+
+TEST_CASE("Trace.File.keeps_its_origin_on_the_system_clock") {
+  Trace trace = sample_trace();
+  trace.origin_unix_ns = 1'796'000'000'123'456'789;
+  CHECK(parse_chrome_trace(to_chrome_trace(trace), "t.json").origin_unix_ns == trace.origin_unix_ns);
 }
 
 TEST_CASE("Trace.File.has_processes_lanes_and_flows") {

@@ -76,9 +76,20 @@ struct TraceSlice {
 struct Trace {
   std::vector<TraceDevice> devices;
   std::vector<TraceSlice> slices;  ///< by start
+  /// When the trace began, in nanoseconds since the Unix epoch on the host's
+  /// system clock: what puts traces of several processes (MPI ranks) on one
+  /// time line. 0: unknown.
+  std::uint64_t origin_unix_ns = 0;
 
   bool operator==(const Trace&) const = default;
 };
+
+/// Several processes' traces as one: each trace's devices and host workers
+/// named after its `labels` entry ("mpi.rank1: opencl:0 ...", "mpi.rank1 host
+/// worker 0"), its ids and tasks kept apart, and its times moved onto the
+/// earliest trace's origin (as they are when an origin is unknown).
+/// InvalidArgument when `labels` does not name each trace.
+Trace merge_traces(const std::vector<Trace>& traces, const std::vector<std::string>& labels);
 
 /// A trace as Chrome trace event JSON, for Perfetto or chrome://tracing: one
 /// process per device (and one for the host), one thread per lane, a flow

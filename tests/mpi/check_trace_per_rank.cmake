@@ -1,0 +1,31 @@
+# Script mode: mpi_jacobi on 2 ranks with one ALLOY_TRACE name writes one
+# trace per rank (neither overwrites the other), and alloy-report reads both
+# into one report that names each rank's devices.
+cmake_minimum_required(VERSION 3.25)
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+separate_arguments(launcher UNIX_COMMAND "${MPIEXEC}")
+execute_process(COMMAND ${CMAKE_COMMAND} -E env ALLOY_TRACE=${WORK_DIR}/mpi.json ${launcher} ${JACOBI} --size 32 --iterations 8
+                RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT result EQUAL 0)
+  message(FATAL_ERROR "mpi_jacobi exited with ${result}:\n${out}\n${err}")
+endif()
+foreach(rank 0 1)
+  if(NOT EXISTS "${WORK_DIR}/mpi.rank${rank}.json")
+    file(GLOB written "${WORK_DIR}/*")
+    message(FATAL_ERROR "rank ${rank} wrote no mpi.rank${rank}.json; the folder holds: ${written}")
+  endif()
+endforeach()
+if(EXISTS "${WORK_DIR}/mpi.json")
+  message(FATAL_ERROR "a trace named for no rank was written too")
+endif()
+execute_process(COMMAND ${REPORT} ${WORK_DIR}/mpi.rank0.json ${WORK_DIR}/mpi.rank1.json
+                RESULT_VARIABLE result OUTPUT_VARIABLE report ERROR_VARIABLE err)
+if(NOT result EQUAL 0)
+  message(FATAL_ERROR "alloy-report of both ranks exited with ${result}:\n${report}\n${err}")
+endif()
+foreach(rank 0 1)
+  if(NOT report MATCHES "mpi\\.rank${rank}: ")
+    message(FATAL_ERROR "the report names no device of rank ${rank}:\n${report}")
+  endif()
+endforeach()
