@@ -1,5 +1,6 @@
 // Starting a device task: placement, device memory, inputs, the command.
 #include <algorithm>
+#include <chrono>
 
 #include "executor_state.hpp"
 #include "profiler_ranges.hpp"
@@ -148,7 +149,15 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
   std::optional<KernelResolver::Resolved> resolved;
   std::vector<LayoutViews::Use> views;
   if (const KernelWork* kernel = work.kernel()) {
+    // A first launch on this device compiles (or reads the compile cache):
+    // traced, so that the wait is not taken for launch cost.
+    const bool first = recorder && !kernels.prepared(*kernel, d);
+    const auto preparing = first ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     resolved.emplace(kernels.resolve(*kernel, *devices[d], d));
+    if (first) {
+      recorder->compile(attribution(id), kernel->kernel_name, devices[d]->label(), preparing,
+                        std::chrono::steady_clock::now());
+    }
     if (const auto* tuned = std::get_if<TunedKernelCall>(&kernel->program); tuned && !tuned->layouts.empty()) {
       // Whether the inputs have settled matters only where the profile stages.
       const bool inputs_settled = !resolved->staged_on_host.empty() && dependencies_complete(state);

@@ -38,7 +38,27 @@ KernelCount kernels_on(const Trace& trace, std::size_t device) {
   return count;
 }
 
+/// Whether the traced work streamed through alloy::Pipeline (its tasks are
+/// named "chunk N: ...").
+bool streams_through_a_pipeline(const Trace& trace) {
+  return std::any_of(trace.slices.begin(), trace.slices.end(),
+                     [](const TraceSlice& slice) { return slice.task && slice.name.find("'chunk ") != std::string::npos; });
+}
+
+std::string transfer_remedy(const DeviceUtilization& device, bool pipelined) {
+  if (pipelined) {
+    return "the program streams through alloy::Pipeline already: give it more chunks in flight "
+           "(PipelineOptions::depth), longer chunks (PipelineOptions::chunk_elements, or 0 to calibrate), or "
+           "another host memory route (PipelineOptions::host_memory; its report names the route and why)";
+  }
+  return device.overlap < 0.5 ? "overlap copies with compute: stream the data through alloy::Pipeline "
+                                "(docs/streaming.md), which moves chunk i+1 while chunk i computes"
+                              : "the copies bound the device even overlapped: move fewer bytes (keep buffers on "
+                                "the device across tasks, or use narrower types)";
+}
+
 void idle_diagnoses(const Trace& trace, const UtilizationReport& report, std::vector<Diagnosis>& lines) {
+  const bool pipelined = streams_through_a_pipeline(trace);
   for (std::size_t d = 0; d < report.devices.size(); ++d) {
     const DeviceUtilization& device = report.devices[d];
     const std::string& label = device.label;
@@ -47,14 +67,26 @@ void idle_diagnoses(const Trace& trace, const UtilizationReport& report, std::ve
          label + " computed nothing for " + duration_text(idle(device, IdleCause::transfer)) +
              " while copies ran; " + percent_text(device.overlap) + " of its " + duration_text(device.copy_ns) +
              " of copies overlapped a kernel",
-         device.overlap < 0.5 ? "overlap copies with compute: stream the data through alloy::Pipeline "
-                                "(docs/streaming.md), which moves chunk i+1 while chunk i computes"
-                              : "the copies bound the device even overlapped: move fewer bytes (keep buffers on "
-                                "the device across tasks, or use narrower types)"});
+         transfer_remedy(device, pipelined)});
     lines.push_back({"host-task-bound", d, idle(device, IdleCause::host_task),
                      label + " waited " + duration_text(idle(device, IdleCause::host_task)) +
                          " for host tasks its kernels depend on",
                      "shorten or split those host tasks, or do their work in a kernel"});
+    lines.push_back({"communication-bound", d, idle(device, IdleCause::communication),
+                     label + " waited " + duration_text(idle(device, IdleCause::communication)) +
+                         " for async operations its kernels depend on (messages from other ranks); " +
+                         percent_text(report.communication_ns > 0
+                                          ? static_cast<double>(report.communication_overlap_ns) /
+                                                static_cast<double>(report.communication_ns)
+                                          : 0.0) +
+                         " of the time messages were in flight overlapped a kernel",
+                     "overlap communication with compute: compute what needs no message while messages travel "
+                     "(the interior first, then the halo: docs/mpi.md), or send earlier"});
+    lines.push_back({"compile-bound", d, idle(device, IdleCause::compile),
+                     label + " waited " + duration_text(idle(device, IdleCause::compile)) +
+                         " while kernels were compiled or read from the compile cache",
+                     "keep the compile cache warm: run once before timing, keep ALLOY_CACHE_DIR (by default "
+                     "~/.cache/alloy/programs) between runs, or compile ahead with Runtime::program"});
     std::size_t launch_gaps = 0;
     for (const IdleGap& gap : device.gaps) launch_gaps += gap.by_cause[static_cast<std::size_t>(IdleCause::launch)] > 0;
     const KernelCount kernels = kernels_on(trace, d);

@@ -105,7 +105,13 @@ void ExecutorState::run_host_task(std::uint64_t id, std::function<void()> functi
 void ExecutorState::finish_host_task(std::uint64_t id, std::exception_ptr error, std::optional<HostTaskTimes> ran) {
   HostPool::Finishing finishing;  // this thread runs the next ready host task
   std::lock_guard lock(mutex);
-  if (recorder && ran) recorder->host_task(attribution(id), ran->started, ran->started, ran->ended);
+  if (recorder && ran) {
+    if (task(id).task->async()) {
+      recorder->async_task(attribution(id), ran->started, ran->ended);
+    } else {
+      recorder->host_task(attribution(id), ran->started, ran->started, ran->ended);
+    }
+  }
   if (error) {
     // Moved, not copied: the task's state then holds the only reference, so
     // the exception is freed under the lock by whoever forgets the task, never

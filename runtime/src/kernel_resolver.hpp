@@ -36,6 +36,11 @@ class KernelResolver {
   };
   /// Compiles on first use; the compiler's errors are thrown.
   Resolved resolve(const KernelWork& work, Device& device, std::size_t device_index);
+  /// Whether resolve() has prepared this kernel for this device already.
+  bool prepared(const KernelWork& work, std::size_t device_index) const {
+    const auto found = kernels_.find({device_index, work.key});
+    return found != kernels_.end() && found->second.kernel;
+  }
 
  private:
   struct Prepared {

@@ -20,7 +20,8 @@ constexpr int format_version = 1;
 constexpr int host_process = 0;  // devices are processes 1, 2, ...
 
 constexpr TraceKind all_kinds[] = {TraceKind::kernel, TraceKind::copy_in, TraceKind::copy_out,
-                                   TraceKind::copy,   TraceKind::fill,    TraceKind::host};
+                                   TraceKind::copy,   TraceKind::fill,    TraceKind::host,
+                                   TraceKind::async,  TraceKind::compile};
 
 double microseconds(std::uint64_t ns) { return static_cast<double>(ns) / 1e3; }
 
@@ -206,6 +207,8 @@ std::string_view to_string(TraceKind kind) {
     case TraceKind::copy: return "copy";
     case TraceKind::fill: return "fill";
     case TraceKind::host: return "host";
+    case TraceKind::async: return "async";
+    case TraceKind::compile: return "compile";
   }
   return "?";
 }

@@ -163,7 +163,40 @@ void TraceRecorder::host_task(TraceAttribution attribution, std::chrono::steady_
                               std::chrono::steady_clock::time_point started,
                               std::chrono::steady_clock::time_point ended) {
   std::lock_guard lock(mutex_);
-  host_tasks_.push_back({tasks_.size(), host_lane(), since_start(ready), since_start(started), since_start(ended)});
+  host_tasks_.push_back(
+      {tasks_.size(), host_lane(), since_start(ready), since_start(started), since_start(ended), TraceKind::host, {}});
+  tasks_.push_back(std::move(attribution));
+}
+
+void TraceRecorder::async_task(TraceAttribution attribution, std::chrono::steady_clock::time_point started,
+                                std::chrono::steady_clock::time_point ended) {
+  std::lock_guard lock(mutex_);
+  const std::uint64_t start = since_start(started);
+  const std::uint64_t end = since_start(ended);
+  // Operations are recorded as they end, so a track is free for this one
+  // when its last operation ended before this one started.
+  auto track = std::find_if(async_tracks_.begin(), async_tracks_.end(),
+                            [&](const auto& entry) { return entry.second <= start; });
+  if (track == async_tracks_.end()) {
+    async_tracks_.emplace_back(static_cast<std::uint32_t>(host_lanes_.size()), 0);
+    host_lanes_.push_back("async " + std::to_string(async_tracks_.size() - 1));
+    track = std::prev(async_tracks_.end());
+  }
+  track->second = std::max(track->second, end);
+  host_tasks_.push_back({tasks_.size(), track->first, start, start, end, TraceKind::async, {}});
+  tasks_.push_back(std::move(attribution));
+}
+
+void TraceRecorder::compile(TraceAttribution attribution, const std::string& kernel, const std::string& device,
+                            std::chrono::steady_clock::time_point started, std::chrono::steady_clock::time_point ended) {
+  std::lock_guard lock(mutex_);
+  if (!compile_lane_) {
+    compile_lane_ = static_cast<std::uint32_t>(host_lanes_.size());
+    host_lanes_.push_back("compile");
+  }
+  const std::uint64_t start = since_start(started);
+  host_tasks_.push_back({tasks_.size(), *compile_lane_, start, start, since_start(ended), TraceKind::compile,
+                         "compile '" + kernel + "' for " + device + " (for " + attribution.label() + ")"});
   tasks_.push_back(std::move(attribution));
 }
 
@@ -212,14 +245,19 @@ TraceSlice TraceRecorder::slice_of(const Command& command, std::int64_t offset) 
 TraceSlice TraceRecorder::slice_of(const HostTask& host) const {
   const TraceAttribution& task = tasks_[host.task];
   TraceSlice slice;
-  slice.task = task.task;
-  slice.name = task.label();
-  slice.kind = TraceKind::host;
+  slice.kind = host.kind;
   slice.lane = host_lanes_[host.lane];
   slice.start_ns = host.started_ns;
   slice.end_ns = std::max(host.started_ns, host.ended_ns);
   slice.enqueued_ns = host.ready_ns;
   slice.run_submitted_ns = since_start(task.run_submitted);
+  if (host.kind == TraceKind::compile) {
+    // Not the task's own slice: the task's kernel launch is.
+    slice.name = host.name;
+    return slice;
+  }
+  slice.task = task.task;
+  slice.name = task.label();
   slice.after = task.after;
   return slice;
 }

@@ -75,6 +75,16 @@ class TraceRecorder {
   /// (its inputs at home) since `ready`.
   void host_task(TraceAttribution attribution, std::chrono::steady_clock::time_point ready,
                  std::chrono::steady_clock::time_point started, std::chrono::steady_clock::time_point ended);
+  /// An async task's operation, in flight from `started` to `ended` (now: it
+  /// is recorded as it completes). Operations in flight at once go on tracks
+  /// of their own ("async 0", "async 1", ...), since slices on one track may
+  /// not overlap.
+  void async_task(TraceAttribution attribution, std::chrono::steady_clock::time_point started,
+                  std::chrono::steady_clock::time_point ended);
+  /// Preparing `kernel` for `device` before its first launch there (task
+  /// `attribution`'s): a compile, or a read from the compile cache.
+  void compile(TraceAttribution attribution, const std::string& kernel, const std::string& device,
+               std::chrono::steady_clock::time_point started, std::chrono::steady_clock::time_point ended);
 
   /// Everything recorded so far, on the host's clock; waits for the
   /// commands still running. Commands that failed are left out.
@@ -101,6 +111,8 @@ class TraceRecorder {
     std::uint64_t task;  ///< index into tasks_
     std::uint32_t lane;  ///< index into host_lanes_
     std::uint64_t ready_ns, started_ns, ended_ns;
+    TraceKind kind = TraceKind::host;  ///< or async, or compile
+    std::string name;                  ///< a compile's; else the task's label
   };
 
   std::uint64_t since_start(std::chrono::steady_clock::time_point time) const;
@@ -127,6 +139,9 @@ class TraceRecorder {
   RecordLog<HostTask> host_tasks_;
   std::map<std::thread::id, std::uint32_t> host_lane_of_;
   std::vector<std::string> host_lanes_;
+  /// Per async track: its lane (in host_lanes_) and when its last operation ended.
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> async_tracks_;
+  std::optional<std::uint32_t> compile_lane_;
 };
 
 }  // namespace alloy::detail

@@ -47,6 +47,8 @@ const char* colour(TraceKind kind) {
     case TraceKind::copy: return "#b279a2";
     case TraceKind::fill: return "#9d755d";
     case TraceKind::host: return "#54a24b";
+    case TraceKind::async: return "#72b7b2";
+    case TraceKind::compile: return "#bab0ac";
   }
   return "#888888";
 }
@@ -55,7 +57,9 @@ const char* colour(IdleCause cause) {
   switch (cause) {
     case IdleCause::transfer: return "#f5b27a";
     case IdleCause::host_task: return "#a3d39c";
+    case IdleCause::communication: return "#9ecae9";
     case IdleCause::other_device: return "#c9a6c4";
+    case IdleCause::compile: return "#d6d6d6";
     case IdleCause::submission: return "#fde49c";
     case IdleCause::launch: return "#f4a6a6";
     case IdleCause::starved: return "#bfbfbf";
@@ -209,7 +213,7 @@ std::string timeline_svg(const Trace& trace, const UtilizationReport& report) {
   // The legend, then the diagnoses.
   double x = 8;
   for (TraceKind kind : {TraceKind::kernel, TraceKind::copy_in, TraceKind::copy_out, TraceKind::copy,
-                         TraceKind::fill, TraceKind::host}) {
+                         TraceKind::fill, TraceKind::host, TraceKind::async, TraceKind::compile}) {
     canvas.rectangle(x, x + 12, y, 12, colour(kind));
     canvas.text(x + 16, y + 11, std::string(to_string(kind)));
     x += 100;
@@ -217,6 +221,10 @@ std::string timeline_svg(const Trace& trace, const UtilizationReport& report) {
   y += 20;
   x = 8;
   for (std::size_t c = 0; c < idle_cause_count; ++c) {
+    if (x + 150 > label_width + plot_width) {  // the next row: the picture ends there
+      x = 8;
+      y += 20;
+    }
     canvas.rectangle(x, x + 12, y, 12, colour(static_cast<IdleCause>(c)));
     canvas.text(x + 16, y + 11, "idle: " + std::string(to_string(static_cast<IdleCause>(c))));
     x += 150;

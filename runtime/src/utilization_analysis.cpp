@@ -122,10 +122,13 @@ TimeIntervals awaited(const SliceIndex& index, const Dependencies& dependencies,
   return time_of(found);
 }
 
-/// Host tasks, and every device's commands.
+/// Host tasks, async operations, and every device's commands; and when
+/// kernels were compiled.
 struct Indexes {
   SliceIndex host;
+  SliceIndex async;
   SliceIndex devices;
+  std::vector<const TraceSlice*> compiles;
 };
 
 void attribute_gaps(const Indexes& indexes, const Dependencies& dependencies, const DeviceSlices& mine,
@@ -143,8 +146,12 @@ void attribute_gaps(const Indexes& indexes, const Dependencies& dependencies, co
     if (next != mine.compute.end()) {
       const TraceSlice& kernel = **next;
       attribution.assign(IdleCause::host_task, awaited(indexes.host, dependencies, kernel, start, end, device));
+      attribution.assign(IdleCause::communication,
+                         awaited(indexes.async, dependencies, kernel, start, end, device));
       attribution.assign(IdleCause::other_device,
                          awaited(indexes.devices, dependencies, kernel, start, end, device));
+      // Compiling holds up every launch behind it, whichever task it is for.
+      attribution.assign(IdleCause::compile, time_of(indexes.compiles));
       attribution.assign(IdleCause::submission, TimeIntervals::of({{start, kernel.run_submitted_ns}}));
       attribution.assign_rest(IdleCause::launch);
     } else {
@@ -232,12 +239,17 @@ UtilizationReport analyze(const Trace& trace) {
     report.window_start_ns = std::min(report.window_start_ns, slice.start_ns);
     window_end = std::max(window_end, slice.end_ns);
     if (slice.task) tasks.insert(*slice.task);
-    (slice.device ? indexes.devices : indexes.host).add(slice);
+    if (slice.kind == TraceKind::compile) {
+      indexes.compiles.push_back(&slice);
+      continue;
+    }
+    (slice.device ? indexes.devices : slice.kind == TraceKind::async ? indexes.async : indexes.host).add(slice);
     if (!slice.device) continue;
     DeviceSlices& device = slices.at(*slice.device);
     (on_compute_lane(slice) ? device.compute : device.copies).push_back(&slice);
   }
   indexes.host.sort();
+  indexes.async.sort();
   indexes.devices.sort();
   for (DeviceSlices& device : slices) {
     std::stable_sort(device.compute.begin(), device.compute.end(),
@@ -249,6 +261,15 @@ UtilizationReport analyze(const Trace& trace) {
   for (std::size_t d = 0; d < trace.devices.size(); ++d) {
     report.devices.push_back(utilization_of(trace, indexes, dependencies, slices, d, report.window_start_ns, window_end));
   }
+  std::vector<const TraceSlice*> computing;
+  std::vector<const TraceSlice*> in_flight;
+  for (const DeviceSlices& device : slices) computing.insert(computing.end(), device.compute.begin(), device.compute.end());
+  for (const TraceSlice& slice : trace.slices) {
+    if (slice.kind == TraceKind::async) in_flight.push_back(&slice);
+  }
+  const TimeIntervals communication = time_of(in_flight);
+  report.communication_ns = communication.length();
+  report.communication_overlap_ns = communication.intersect(time_of(computing)).length();
   report.kernels = kernels_of(trace);
   report.diagnoses = detail::diagnose(trace, report);
   return report;
@@ -258,7 +279,9 @@ std::string_view to_string(IdleCause cause) {
   switch (cause) {
     case IdleCause::transfer: return "transfers";
     case IdleCause::host_task: return "host tasks";
+    case IdleCause::communication: return "communication";
     case IdleCause::other_device: return "another device";
+    case IdleCause::compile: return "compiling";
     case IdleCause::submission: return "submission";
     case IdleCause::launch: return "launch gaps";
     case IdleCause::starved: return "starved";

@@ -48,6 +48,11 @@ std::string UtilizationReport::to_text() const {
     }
     out << "\n    " << idle_text(device) << '\n';
   }
+  if (communication_ns > 0) {
+    out << "  communication: " << duration_text(communication_ns) << " with an async operation in flight, "
+        << percent_text(static_cast<double>(communication_overlap_ns) / static_cast<double>(communication_ns))
+        << " of it while a device computed\n";
+  }
   if (!kernels.empty()) out << "top kernels:\n";
   for (std::size_t k = 0; k < kernels.size() && k < kernels_listed; ++k) {
     const KernelUtilization& kernel = kernels[k];
@@ -89,6 +94,8 @@ std::string UtilizationReport::to_json() const {
                             {"overlap", device.overlap}, {"lanes", lanes_json}, {"idle_ns", idle},
                             {"gaps", device.gaps.size()}});
   }
+  root["communication_ns"] = communication_ns;
+  root["communication_overlap_ns"] = communication_overlap_ns;
   json& kernels_json = root["kernels"] = json::array();
   for (const KernelUtilization& kernel : kernels) {
     json entry = {{"kernel", kernel.kernel},         {"device", kernel.device},

@@ -49,7 +49,7 @@ TimeSplit split_time(const alloy::Trace& trace) {
   Intervals kernels, messages;
   for (const alloy::TraceSlice& slice : trace.slices) {
     if (slice.kind == alloy::TraceKind::kernel) kernels.emplace_back(slice.start_ns, slice.end_ns);
-    if (slice.kind == alloy::TraceKind::host) messages.emplace_back(slice.start_ns, slice.end_ns);
+    if (slice.kind == alloy::TraceKind::async) messages.emplace_back(slice.start_ns, slice.end_ns);
   }
   kernels = merged(std::move(kernels));
   messages = merged(std::move(messages));

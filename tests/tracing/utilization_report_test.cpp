@@ -71,6 +71,59 @@ TEST_CASE("Report.a_gap_is_split_among_host_tasks_submission_and_launch") {
   CHECK(causes(report) == std::vector<std::string>{"host-task-bound", "submission-bound", "launch-bound"});
 }
 
+TEST_CASE("Report.compiling_is_a_cause_of_its_own_not_a_launch_gap") {
+  SyntheticTrace synthetic(1);
+  // The first kernel waited 130 us for its compile, then ran; the rest
+  // started back to back.
+  TraceSlice& compile = synthetic.add(1, TraceKind::compile, std::nullopt, 0, 130);
+  compile.task.reset();
+  compile.lane = "compile";
+  synthetic.kernel(1, 0, 135, 140).run_submitted_ns = 0;
+  for (std::uint64_t k = 2; k < 10; ++k) synthetic.kernel(k, 0, 140 + (k - 2) * 5, 145 + (k - 2) * 5).run_submitted_ns = 0;
+  const UtilizationReport report = analyze(synthetic.trace());
+  const DeviceUtilization& device = report.devices[0];
+  CHECK(idle(device, IdleCause::compile) == 130 * us);
+  CHECK(idle(device, IdleCause::launch) == 5 * us);
+  REQUIRE(!report.diagnoses.empty());
+  CHECK(report.diagnoses[0].cause == "compile-bound");
+  CHECK(report.diagnoses[0].remedy.find("compile cache") != std::string::npos);
+  CHECK(causes(report) != std::vector<std::string>{"launch-bound"});
+}
+
+TEST_CASE("Report.waiting_for_messages_is_communication_and_the_report_says_how_much_overlapped") {
+  SyntheticTrace synthetic(1);
+  synthetic.kernel(1, 0, 0, 40);
+  // A message in flight from 10 to 90 (30 us of it beside the kernel); the
+  // next kernel needs it. A second, overlapping one on its own track.
+  TraceSlice& message = synthetic.add(2, TraceKind::async, std::nullopt, 10, 90);
+  message.lane = "async 0";
+  TraceSlice& other = synthetic.add(3, TraceKind::async, std::nullopt, 20, 60);
+  other.lane = "async 1";
+  synthetic.kernel(4, 0, 90, 100, {2}).run_submitted_ns = 0;
+  const UtilizationReport report = analyze(synthetic.trace());
+  const DeviceUtilization& device = report.devices[0];
+  CHECK(idle(device, IdleCause::communication) == 50 * us);
+  CHECK(idle(device, IdleCause::host_task) == 0);
+  CHECK(report.communication_ns == 80 * us);
+  CHECK(report.communication_overlap_ns == 30 * us);
+  REQUIRE(!report.diagnoses.empty());
+  CHECK(report.diagnoses[0].cause == "communication-bound");
+  CHECK(report.to_text().find("communication: 80 us") != std::string::npos);
+}
+
+TEST_CASE("Report.a_program_that_streams_already_is_told_what_to_change_in_its_pipeline") {
+  SyntheticTrace synthetic(1);
+  synthetic.add(1, TraceKind::copy_in, 0, 0, 40).name = "task 1 'chunk 0: copy-in' (copy) of graph run 1";
+  synthetic.kernel(2, 0, 40, 50, {1}).name = "task 2 'chunk 0: scale' (kernel) of graph run 1";
+  synthetic.add(3, TraceKind::copy_out, 0, 50, 90, {2}).name = "task 3 'chunk 0: copy-out' (copy) of graph run 1";
+  const UtilizationReport report = analyze(synthetic.trace());
+  REQUIRE(!report.diagnoses.empty());
+  CHECK(report.diagnoses[0].cause == "transfer-bound");
+  CHECK(report.diagnoses[0].remedy.find("streams through alloy::Pipeline already") != std::string::npos);
+  CHECK(report.diagnoses[0].remedy.find("PipelineOptions::depth") != std::string::npos);
+  CHECK(report.diagnoses[0].remedy.find("stream the data through") == std::string::npos);
+}
+
 TEST_CASE("Report.a_host_task_two_steps_up_the_chain_is_still_waited_for") {
   SyntheticTrace synthetic(1);
   synthetic.kernel(1, 0, 0, 10);

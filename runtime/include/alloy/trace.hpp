@@ -20,6 +20,8 @@ enum class TraceKind {
   copy,      ///< device to device
   fill,
   host,      ///< a host task
+  async,     ///< an async task's operation in flight (a message), on a track of its own
+  compile,   ///< preparing a kernel before its first launch on a device: compiled, or read from the compile cache
 };
 std::string_view to_string(TraceKind kind);  ///< "kernel", "copy-in", ...
 std::optional<TraceKind> trace_kind_named(std::string_view name);

@@ -15,15 +15,17 @@ namespace alloy {
 /// Why a device's compute lanes were idle, for each moment of an idle gap;
 /// the first that holds names the moment.
 enum class IdleCause {
-  transfer,      ///< a copy or fill ran on the device: not overlapped with compute
-  host_task,     ///< a host task the next kernel waits for ran
-  other_device,  ///< a command on another device the next kernel waits for ran
-  submission,    ///< the program had not submitted the next kernel's run yet
-  launch,        ///< submitted, not started yet: the cost of launching it
-  starved,       ///< after its last kernel, while another device still computed
-  finished,      ///< after its last kernel, with no device computing
+  transfer,       ///< a copy or fill ran on the device: not overlapped with compute
+  host_task,      ///< a host task the next kernel waits for ran
+  communication,  ///< an async operation the next kernel waits for was in flight (a message from a peer)
+  other_device,   ///< a command on another device the next kernel waits for ran
+  compile,        ///< a kernel was being compiled (or read from the compile cache)
+  submission,     ///< the program had not submitted the next kernel's run yet
+  launch,         ///< submitted, not started yet: the cost of launching it
+  starved,        ///< after its last kernel, while another device still computed
+  finished,       ///< after its last kernel, with no device computing
 };
-inline constexpr std::size_t idle_cause_count = 7;
+inline constexpr std::size_t idle_cause_count = 9;
 std::string_view to_string(IdleCause cause);  ///< "transfer", "host task", ...
 
 /// One stretch of time the device's compute lanes all idled.
@@ -82,6 +84,10 @@ struct UtilizationReport {
   std::uint64_t window_ns = 0;        ///< to the last slice's end
   std::size_t tasks = 0;
   std::vector<DeviceUtilization> devices;
+  /// While some async operation (a message) was in flight, and the part of
+  /// that while some device computed: communication overlapped with compute.
+  std::uint64_t communication_ns = 0;
+  std::uint64_t communication_overlap_ns = 0;
   std::vector<KernelUtilization> kernels;  ///< most time first
   /// Ordered by saving, 1 to 5; a single "none" when nothing costs over 1%
   /// of the window.
