@@ -145,6 +145,8 @@ nlohmann::json measure(alloy::Runtime& runtime, alloy::Device& device, const Opt
                          {"wall_s", wall},
                          {"ideal_s", static_cast<double>(median.ideal.count()) * 1e-9},
                          {"efficiency", median.efficiency},
+                         {"bound_s", static_cast<double>(median.bound.count()) * 1e-9},
+                         {"bound_efficiency", median.bound_efficiency},
                          {"speedup_vs_serial", serial_wall / wall},
                          {"bound_by", median.bound_by},
                          {"host_memory", median.arrays.empty() ? "" : median.arrays[0]},
@@ -233,17 +235,18 @@ void print_file_row(const nlohmann::json& row) {
 }
 
 void print_table(const nlohmann::json& results) {
-  std::printf("%-44s %-7s %9s %9s %9s %10s %8s  %s\n", "device", "mode", "intensity", "wall ms", "ideal ms",
-              "efficiency", "speedup", "bound by");
+  std::printf("%-44s %-7s %9s %9s %9s %10s %9s %8s %8s  %s\n", "device", "mode", "intensity", "wall ms", "ideal ms",
+              "efficiency", "bound ms", "vs bound", "speedup", "bound by");
   for (const auto& row : results) {
     if (row["mode"] == "file") {
       print_file_row(row);
       continue;
     }
-    std::printf("%-44s %-7s %9d %9.2f %9.2f %10.3f %8.2f  %s\n", row["device"].get<std::string>().c_str(),
+    std::printf("%-44s %-7s %9d %9.2f %9.2f %10.3f %9.2f %8.3f %8.2f  %s\n", row["device"].get<std::string>().c_str(),
                 row["mode"].get<std::string>().c_str(), row["intensity"].get<int>(),
                 row["wall_s"].get<double>() * 1e3, row["ideal_s"].get<double>() * 1e3,
-                row["efficiency"].get<double>(), row["speedup_vs_serial"].get<double>(),
+                row["efficiency"].get<double>(), row["bound_s"].get<double>() * 1e3,
+                row["bound_efficiency"].get<double>(), row["speedup_vs_serial"].get<double>(),
                 row["bound_by"].get<std::string>().c_str());
   }
 }

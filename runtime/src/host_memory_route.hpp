@@ -17,6 +17,10 @@ struct RouteTimes {
   double pinned_s = 0;    ///< a transfer from page-locked memory
   double register_s = -1;  ///< page-locking the sample in place; < 0: the backend cannot
   double host_copy_s = 0;  ///< copying it into page-locked memory on the host
+  /// The largest spread among each measurement's samples, (slowest −
+  /// fastest) ÷ median: how far apart two routes must be to tell them apart
+  /// on this machine now (a busy host spreads them).
+  double noise = 0;
 
   /// "pageable 12.1 GB/s, pinned 24.0 GB/s, registering 20.3 GB/s, host copy 6.2 GB/s"
   std::string describe() const;
@@ -28,7 +32,8 @@ RouteTimes measure_routes(Device& device, std::byte* sample, std::size_t bytes);
 /// The route predicted fastest per byte: direct costs a pageable transfer;
 /// registered a pinned transfer plus registering once; staged a pinned
 /// transfer or the host copy, whichever is slower, since host threads copy
-/// while the device transfers. Direct unless another is 10% faster.
+/// while the device transfers. Direct unless another is faster by more than
+/// 10% and by more than the measurements' noise.
 HostMemoryRoute choose_route(const RouteTimes& times);
 
 const char* route_name(HostMemoryRoute route);  ///< "direct", "registered", "staged"

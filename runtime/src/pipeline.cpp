@@ -310,18 +310,19 @@ PipelineReport Pipeline::run() {
   const auto started = std::chrono::steady_clock::now();
   s.host_busy->clear();
   std::vector<ChunkSpan> spans;  // every chunk streamed, in order
-  std::vector<CommandTime> commands;
+  detail::StreamedChunks measured;  // every command of the run, with its chunk
   for (ReductionArray& reduction : s.reductions) reduction.partials.clear();
   if (s.memory_route == HostMemoryRoute::automatic) choose_host_memory();
-  if (chunk_elements() == 0 || depth() == 0) choose_chunking(spans, commands);
+  if (chunk_elements() == 0 || depth() == 0) choose_chunking(spans, measured);
   const std::vector<ChunkSpan> rest = split(spans.empty() ? 0 : spans.back().offset + spans.back().length,
                                             s.elements, chunk_elements());
   detail::StreamedChunks streamed = s.stream(rest, spans.size(), chunk_elements(), depth());
-  commands.insert(commands.end(), streamed.commands.begin(), streamed.commands.end());
+  measured.commands.insert(measured.commands.end(), streamed.commands.begin(), streamed.commands.end());
+  for (std::size_t chunk : streamed.chunk_of_command) measured.chunk_of_command.push_back(spans.size() + chunk);
   spans.insert(spans.end(), rest.begin(), rest.end());
   const auto wall = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started);
 
-  PipelineReport report = detail::summarize(commands, wall, s.executor.devices(), s.options.devices);
+  PipelineReport report = detail::summarize(measured, spans, wall, s.executor.devices(), s.options.devices);
   report.elements = s.elements;
   report.chunk_elements = chunk_elements();
   report.chunks = spans.size();
@@ -403,7 +404,7 @@ void Pipeline::describe_arrays(PipelineReport& report) const {
   }
 }
 
-void Pipeline::choose_chunking(std::vector<ChunkSpan>& calibrated, std::vector<CommandTime>& commands) {
+void Pipeline::choose_chunking(std::vector<ChunkSpan>& calibrated, detail::StreamedChunks& measured) {
   PipelineState& s = *state_;
   const std::size_t devices = s.options.devices.size();
   if (s.options.chunk_elements != 0) {
@@ -436,7 +437,7 @@ void Pipeline::choose_chunking(std::vector<ChunkSpan>& calibrated, std::vector<C
       const std::size_t left = s.elements - calibration;
       s.chosen_chunk = whole_blocks(s, detail::best_chunk(costs, left, sizes.short_chunk, largest_chunk(s, 3)));
       s.chunking = "measured on the first " + std::to_string(calibrated.size()) + " chunks";
-      commands = std::move(streamed.commands);
+      measured = std::move(streamed);
     }
   }
   if (s.chosen_depth == 0) s.chosen_depth = s.options.depth != 0 ? s.options.depth : automatic_depth(s, chunk_elements());

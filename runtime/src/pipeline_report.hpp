@@ -5,12 +5,24 @@
 #include <vector>
 
 #include "alloy/pipeline.hpp"
+#include "pipeline_state.hpp"
 
 namespace alloy::detail {
 
+/// What no chunking or route beats on `device`: each lane's work over every
+/// element it streamed, at the best nanoseconds per element any chunk
+/// reached on that lane (copies sharing one engine add up), after the
+/// shortest chunk passed the lanes before it and before it passes those
+/// after it; the slowest lane's.
+std::chrono::nanoseconds chunk_free_bound(const StreamedChunks& measured, const std::vector<ChunkSpan>& spans,
+                                          std::size_t device, unsigned copy_engines);
+
 /// Lane totals per device of `devices` (indices into `all`), each device's
-/// ideal time, and the run's efficiency against `wall`.
-PipelineReport summarize(const std::vector<CommandTime>& commands, std::chrono::nanoseconds wall,
-                         const std::vector<Device*>& all, const std::vector<std::size_t>& devices);
+/// ideal time, the bound no chunking or route beats (from the best rate
+/// each lane reached on any chunk of `spans`), and the run's efficiency
+/// against both.
+PipelineReport summarize(const StreamedChunks& measured, const std::vector<ChunkSpan>& spans,
+                         std::chrono::nanoseconds wall, const std::vector<Device*>& all,
+                         const std::vector<std::size_t>& devices);
 
 }  // namespace alloy::detail

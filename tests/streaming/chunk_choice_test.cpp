@@ -4,6 +4,7 @@
 
 #include "chunk_sizing.hpp"
 #include "host_memory_route.hpp"
+#include "pipeline_report.hpp"
 
 namespace alloy::detail {
 
@@ -69,6 +70,50 @@ TEST_CASE("Streaming.HostMemory.the_route_follows_the_measured_times") {
   times.host_copy_s = 3.0;
   CHECK(choose_route(times) == HostMemoryRoute::direct);
   CHECK(times.describe().find("registering") != std::string::npos);
+}
+
+TEST_CASE("Streaming.HostMemory.a_route_faster_by_less_than_the_noise_is_not_chosen") {
+  RouteTimes times;
+  times.bytes = 1 << 22;
+  times.pageable_s = 1.0;
+  times.pinned_s = 0.7;
+  times.host_copy_s = 0.7;
+  CHECK(choose_route(times) == HostMemoryRoute::staged);  // 30% faster on a quiet machine
+  times.noise = 0.5;  // the samples spread by half their median: 30% is within it
+  CHECK(choose_route(times) == HostMemoryRoute::direct);
+  times.host_copy_s = times.pinned_s = 0.4;  // faster by more than the spread
+  CHECK(choose_route(times) == HostMemoryRoute::staged);
+}
+
+TEST_CASE("Streaming.Report.the_bound_takes_each_lane_at_its_best_rate_whatever_the_chunks") {
+  // Two chunks of 100 elements on device 0 (two copy engines): the second's
+  // copy-in ran three times slower than the first's.
+  StreamedChunks measured;
+  const auto command = [&](std::size_t chunk, Lane lane, std::uint64_t ns) {
+    measured.commands.push_back({TaskId{measured.commands.size()}, 0, lane, 1000, 1000 + ns});
+    measured.chunk_of_command.push_back(chunk);
+  };
+  command(0, Lane::copy_in, 100);
+  command(0, Lane::compute, 50);
+  command(0, Lane::copy_out, 50);
+  command(1, Lane::copy_in, 300);
+  command(1, Lane::compute, 50);
+  command(1, Lane::copy_out, 50);
+  const std::vector<ChunkSpan> spans{{0, 100}, {100, 100}};
+  // Copy-in at 1 ns per element over all 200, then the last chunk's
+  // compute and copy-out at 0.5 ns per element each.
+  CHECK(chunk_free_bound(measured, spans, 0, 2).count() == 200 + 50 + 50);
+  // One copy engine: copy-in and copy-out take turns, then the last compute.
+  CHECK(chunk_free_bound(measured, spans, 0, 1).count() == 300 + 50);
+  // One chunk: its lanes one after the other, exactly.
+  const std::vector<ChunkSpan> whole{{0, 200}, {200, 0}};
+  StreamedChunks serial;
+  for (const auto& [lane, ns] : {std::pair{Lane::copy_in, 200}, std::pair{Lane::compute, 100}, std::pair{Lane::copy_out, 100}}) {
+    serial.commands.push_back({TaskId{serial.commands.size()}, 0, lane, 0, static_cast<std::uint64_t>(ns)});
+    serial.chunk_of_command.push_back(0);
+  }
+  CHECK(chunk_free_bound(serial, whole, 0, 2).count() == 400);
+  CHECK(chunk_free_bound(measured, spans, 1, 2).count() == 0);  // nothing ran on device 1
 }
 
 }  // namespace alloy::detail

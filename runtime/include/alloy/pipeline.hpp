@@ -21,6 +21,7 @@ namespace alloy {
 namespace detail {
 struct PipelineState;
 struct ChunkSpan;
+struct StreamedChunks;
 }
 
 /// Handles to a pipeline's arrays, as Pipeline::input/output/reduction give them.
@@ -141,6 +142,14 @@ struct PipelineReport {
   /// ideal ÷ wall: 1 when copies hide entirely behind compute or the
   /// other way round.
   double efficiency = 0.0;
+  /// What no chunking or route could beat: per device, the slowest lane's
+  /// work over all its elements at the best rate any chunk of this run
+  /// reached on it (with one copy engine, copy-in and copy-out share it),
+  /// plus filling and draining the pipeline with the shortest chunk; the
+  /// largest over the devices. Unlike `ideal`, a poor chunk size or route
+  /// does not lower it, so bound_efficiency shows them.
+  std::chrono::nanoseconds bound{0};
+  double bound_efficiency = 0.0;  ///< bound ÷ wall
   /// The lane of the device with the largest ideal, e.g. "compute on
   /// opencl:0 ...", or "host threads reading, writing or staging".
   std::string bound_by;
@@ -267,7 +276,7 @@ class Pipeline {
   void describe_arrays(PipelineReport& report) const;
   /// Sets the chunk size and depth, streaming the calibration chunks when
   /// it measures (their spans and commands are appended).
-  void choose_chunking(std::vector<detail::ChunkSpan>& calibrated, std::vector<CommandTime>& commands);
+  void choose_chunking(std::vector<detail::ChunkSpan>& calibrated, detail::StreamedChunks& streamed);
   /// The tunable kernel's profile entry, when it sets STREAM_CHUNK.
   std::optional<TunedChoice> tuned_chunking();
 
