@@ -17,11 +17,13 @@
 #include <fstream>
 #include <limits>
 #include <system_error>
+#include <type_traits>
 
 #include <unistd.h>
 
 #include "alloy/dialect.hpp"
 #include "alloy/error.hpp"
+#include "alloy/scalar_dispatch.hpp"
 #include "tunable_kernel_json.hpp"
 
 namespace alloy {
@@ -402,28 +404,19 @@ class BoundsCheck {
   }
 
   static std::optional<std::int64_t> integer_value(const KernelArg& scalar) {
-    const auto as = [&](auto zero) {
-      decltype(zero) value;
-      std::memcpy(&value, scalar.value.data(), sizeof value);
-      return value;
-    };
-    switch (scalar.scalar_type) {
-      case ScalarType::i8: return as(std::int8_t{});
-      case ScalarType::u8: return as(std::uint8_t{});
-      case ScalarType::i16: return as(std::int16_t{});
-      case ScalarType::u16: return as(std::uint16_t{});
-      case ScalarType::i32: return as(std::int32_t{});
-      case ScalarType::u32: return as(std::uint32_t{});
-      case ScalarType::i64: return as(std::int64_t{});
-      case ScalarType::u64: {
-        const std::uint64_t value = as(std::uint64_t{});
-        if (value > std::uint64_t(INT64_MAX)) return std::nullopt;
-        return std::int64_t(value);
+    return with_scalar_type(scalar.scalar_type, [&](auto zero) -> std::optional<std::int64_t> {
+      using T = decltype(zero);
+      if constexpr (std::is_floating_point_v<T>) {
+        return std::nullopt;
+      } else {
+        T value;
+        std::memcpy(&value, scalar.value.data(), sizeof value);
+        if constexpr (std::is_same_v<T, std::uint64_t>) {
+          if (value > std::uint64_t(INT64_MAX)) return std::nullopt;
+        }
+        return static_cast<std::int64_t>(value);
       }
-      case ScalarType::f32:
-      case ScalarType::f64: return std::nullopt;
-    }
-    return std::nullopt;
+    });
   }
 
   const Capture& capture_;
