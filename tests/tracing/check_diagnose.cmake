@@ -31,6 +31,34 @@ function(saving_of output json cause)
   set(${output} ${saving} PARENT_SCOPE)
 endfunction()
 
+# Sets `output` to the time transfer-bound's streamed run won back and
+# `hideable` to what overlap could hide at most: the shorter of the
+# deliberate run's copies and compute.
+function(transfer_bound_gain output hideable deliberate fixed)
+  string(JSON copies GET "${deliberate}" devices 0 copy_ns)
+  string(JSON compute GET "${deliberate}" devices 0 compute_ns)
+  set(shorter ${compute})
+  if(copies LESS compute)
+    set(shorter ${copies})
+  endif()
+  string(JSON deliberate_window GET "${deliberate}" window_ns)
+  string(JSON fixed_window GET "${fixed}" window_ns)
+  math(EXPR won "${deliberate_window} - ${fixed_window}")
+  set(${output} ${won} PARENT_SCOPE)
+  set(${hideable} ${shorter} PARENT_SCOPE)
+endfunction()
+
+# Sets `best` to whichever of the two reports traced the shorter run.
+function(shorter_run best first second)
+  string(JSON first_window GET "${first}" window_ns)
+  string(JSON second_window GET "${second}" window_ns)
+  if(second_window LESS first_window)
+    set(${best} "${second}" PARENT_SCOPE)
+  else()
+    set(${best} "${first}" PARENT_SCOPE)
+  endif()
+endfunction()
+
 if(PROGRAM STREQUAL "untuned")
   # The deliberate form reads no profiles; the fixed one reads what autotune wrote.
   file(REMOVE_RECURSE "${WORK_DIR}")
@@ -48,6 +76,26 @@ if(DEVICE)
 endif()
 report_of(deliberate ${PROGRAM} ${device_arguments})
 report_of(fixed ${PROGRAM} --fixed ${fix_arguments})
+
+if(PROGRAM STREQUAL "transfer-bound" AND NOT SANITIZED)
+  # Both forms are timed on the same two cores that CI's next build and the
+  # other tests' processes may take for a while (RUN_SERIAL keeps other tests
+  # away, not the build behind them). One run of either form that such a
+  # burst slowed says nothing of the fix, so up to two more pairs are run,
+  # interleaved, and each form keeps its fastest run.
+  foreach(retry 1 2)
+    transfer_bound_gain(won hideable "${deliberate}" "${fixed}")
+    math(EXPR half_hideable "${hideable} / 2")
+    if(NOT won LESS half_hideable)
+      break()
+    endif()
+    message(STATUS "transfer-bound: the streamed run won back ${won} of ${hideable} ns; timing pair ${retry} more")
+    report_of(deliberate_again ${PROGRAM} ${device_arguments})
+    report_of(fixed_again ${PROGRAM} --fixed ${fix_arguments})
+    shorter_run(deliberate "${deliberate}" "${deliberate_again}")
+    shorter_run(fixed "${fixed}" "${fixed_again}")
+  endforeach()
+endif()
 
 string(JSON first GET "${deliberate}" diagnoses 0 cause)
 if(NOT first STREQUAL PROGRAM)
@@ -70,13 +118,7 @@ elseif(PROGRAM STREQUAL "transfer-bound")
   # the streamed run must win back at least half of that. (Where copies are
   # far slower than compute, as under ThreadSanitizer, whose memcpy checks
   # every byte PoCL copies, the program stays transfer-bound when streamed.)
-  string(JSON copies GET "${deliberate}" devices 0 copy_ns)
-  string(JSON compute GET "${deliberate}" devices 0 compute_ns)
-  set(hideable ${compute})
-  if(copies LESS compute)
-    set(hideable ${copies})
-  endif()
-  math(EXPR won "${deliberate_window} - ${fixed_window}")
+  transfer_bound_gain(won hideable "${deliberate}" "${fixed}")
   math(EXPR half_hideable "${hideable} / 2")
   if(won LESS half_hideable)
     message(FATAL_ERROR "streamed, the run took ${fixed_window} ns against ${deliberate_window}: it won back "
