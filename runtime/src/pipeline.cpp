@@ -15,6 +15,7 @@
 #include "host_memory_route.hpp"
 #include "pipeline_report.hpp"
 #include "pipeline_state.hpp"
+#include "staging_check.hpp"
 
 namespace alloy {
 namespace {
@@ -223,6 +224,8 @@ void Pipeline::forget_chunking() {
   state_->chosen_depth = 0;
   state_->ring_chunk = 0;
   state_->memory_route = HostMemoryRoute::automatic;
+  state_->route_times.reset();
+  state_->route_check.clear();
 }
 
 void Pipeline::check_args(const std::vector<PipelineArg>& args) const {
@@ -314,6 +317,7 @@ PipelineReport Pipeline::run() {
   for (ReductionArray& reduction : s.reductions) reduction.partials.clear();
   if (s.memory_route == HostMemoryRoute::automatic) choose_host_memory();
   if (chunk_elements() == 0 || depth() == 0) choose_chunking(spans, measured);
+  if (s.memory_route == HostMemoryRoute::staged && s.route_times) check_staging(spans, measured);
   const std::vector<ChunkSpan> rest = split(spans.empty() ? 0 : spans.back().offset + spans.back().length,
                                             s.elements, chunk_elements());
   detail::StreamedChunks streamed = s.stream(rest, spans.size(), chunk_elements(), depth());
@@ -322,7 +326,10 @@ PipelineReport Pipeline::run() {
   spans.insert(spans.end(), rest.begin(), rest.end());
   const auto wall = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started);
 
-  PipelineReport report = detail::summarize(measured, spans, wall, s.executor.devices(), s.options.devices);
+  // The bound's fill and drain: the shortest chunk calibration would try,
+  // whatever this run's chunks were.
+  const std::size_t fill = detail::calibration_sizes(s.bytes_per_element()).short_chunk;
+  PipelineReport report = detail::summarize(measured, spans, wall, s.executor.devices(), s.options.devices, fill);
   report.elements = s.elements;
   report.chunk_elements = chunk_elements();
   report.chunks = spans.size();
@@ -362,6 +369,7 @@ void Pipeline::choose_host_memory() {
       const detail::RouteTimes times = detail::measure_routes(device, sample->storage->host_data(), bytes);
       route = detail::choose_route(times);
       s.route_reason = "measured on " + device.label() + ": " + times.describe();
+      s.route_times = times;
       if (route == HostMemoryRoute::staged && s.has_files()) {
         // The host threads' time goes to the files: staging would compete.
         route = HostMemoryRoute::direct;
@@ -382,6 +390,33 @@ void Pipeline::choose_host_memory() {
   s.ring_chunk = 0;  // staging slots come and go with the route
 }
 
+void Pipeline::check_staging(std::vector<ChunkSpan>& streamed_spans, detail::StreamedChunks& measured) {
+  PipelineState& s = *state_;
+  s.route_check.clear();
+  if (streamed_spans.empty()) {
+    // No calibration chunks: two turns of every ring first, where the rest
+    // is at least as long.
+    const std::size_t first = std::size_t{2} * depth() * s.options.devices.size() * chunk_elements();
+    if (2 * first > s.elements) return;
+    streamed_spans = split(0, first, chunk_elements());
+    measured = s.stream(streamed_spans, 0, chunk_elements(), depth());
+  }
+  std::size_t input_bytes = 0;
+  std::size_t output_bytes = 0;
+  for (const detail::HostArray& array : s.inputs) input_bytes += array.element_bytes;
+  for (const detail::HostArray& array : s.outputs) output_bytes += array.element_bytes;
+  const detail::StagingObserved observed =
+      detail::observe_staging(measured, streamed_spans, input_bytes, output_bytes, s.host_busy->total());
+  const std::string after = " after " + std::to_string(streamed_spans.size()) + " chunks, " + observed.describe();
+  if (detail::staging_still_pays(*s.route_times, observed)) {
+    s.route_check = "kept" + after;
+    return;
+  }
+  s.memory_route = HostMemoryRoute::direct;
+  s.ring_chunk = 0;  // slots without staging
+  s.route_check = "back to direct" + after + ", slower than the direct transfer measured before";
+}
+
 void Pipeline::describe_arrays(PipelineReport& report) const {
   const PipelineState& s = *state_;
   auto describe = [&](const char* kind, std::size_t index, const detail::HostArray& array) {
@@ -389,7 +424,8 @@ void Pipeline::describe_arrays(PipelineReport& report) const {
     if (array.reader) line += " through pinned staging, " + array.reader->how();
     if (array.writer) line += " through pinned staging, buffered writes";
     if (!array.is_file()) {
-      line += std::string(", ") + detail::route_name(s.memory_route) + " (" + s.route_reason + ")";
+      line += std::string(", ") + detail::route_name(s.memory_route) + " (" + s.route_reason +
+              (s.route_check.empty() ? "" : "; " + s.route_check) + ")";
     }
     report.arrays.push_back(std::move(line));
   };

@@ -34,7 +34,7 @@ void bound(PipelineDeviceReport& device) {
 }  // namespace
 
 std::chrono::nanoseconds chunk_free_bound(const StreamedChunks& measured, const std::vector<ChunkSpan>& spans,
-                                      std::size_t device, unsigned copy_engines) {
+                                          std::size_t device, unsigned copy_engines, std::size_t fill_elements) {
   constexpr std::size_t lanes = 3;  // copy-in, compute, copy-out
   std::map<std::size_t, std::array<std::uint64_t, lanes>> per_chunk;  // ns per lane, all of a chunk's commands
   for (std::size_t i = 0; i < measured.commands.size() && i < measured.chunk_of_command.size(); ++i) {
@@ -45,12 +45,10 @@ std::chrono::nanoseconds chunk_free_bound(const StreamedChunks& measured, const 
   }
   std::array<double, lanes> best{};  // ns per element; 0: the lane did nothing
   std::size_t elements = 0;
-  std::size_t shortest = 0;
   for (const auto& [chunk, times] : per_chunk) {
     const std::size_t length = chunk < spans.size() ? spans[chunk].length : 0;
     if (length == 0) continue;
     elements += length;
-    shortest = shortest == 0 ? length : std::min(shortest, length);
     for (std::size_t lane = 0; lane < lanes; ++lane) {
       const double per_element = static_cast<double>(times[lane]) / static_cast<double>(length);
       if (times[lane] > 0 && (best[lane] == 0 || per_element < best[lane])) best[lane] = per_element;
@@ -59,7 +57,7 @@ std::chrono::nanoseconds chunk_free_bound(const StreamedChunks& measured, const 
   // Each lane runs all its elements, after the first chunk passed the lanes
   // before it and before the last chunk passes the lanes after it.
   const double all = static_cast<double>(elements);
-  const double one = static_cast<double>(shortest);
+  const double one = static_cast<double>(std::min(fill_elements, elements));
   const auto [in, compute, out] = best;
   const double computing = in * one + compute * all + out * one;
   const double copying = copy_engines >= 2 ? std::max(in * all + (compute + out) * one, (in + compute) * one + out * all)
@@ -69,7 +67,7 @@ std::chrono::nanoseconds chunk_free_bound(const StreamedChunks& measured, const 
 
 PipelineReport summarize(const StreamedChunks& measured, const std::vector<ChunkSpan>& spans,
                          std::chrono::nanoseconds wall, const std::vector<Device*>& all,
-                         const std::vector<std::size_t>& devices) {
+                         const std::vector<std::size_t>& devices, std::size_t fill_elements) {
   const std::vector<CommandTime>& commands = measured.commands;
   PipelineReport report;
   report.wall = wall;
@@ -101,7 +99,7 @@ PipelineReport summarize(const StreamedChunks& measured, const std::vector<Chunk
   }
   report.efficiency = wall.count() > 0 ? static_cast<double>(report.ideal.count()) / wall.count() : 0.0;
   for (const PipelineDeviceReport& device : report.devices) {
-    report.bound = std::max(report.bound, chunk_free_bound(measured, spans, device.device, device.copy_engines));
+    report.bound = std::max(report.bound, chunk_free_bound(measured, spans, device.device, device.copy_engines, fill_elements));
   }
   report.bound_efficiency = wall.count() > 0 ? static_cast<double>(report.bound.count()) / wall.count() : 0.0;
   return report;

@@ -7,11 +7,13 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "alloy/pipeline.hpp"
 #include "file_io.hpp"
+#include "host_memory_route.hpp"
 
 namespace alloy::detail {
 
@@ -100,6 +102,10 @@ struct PipelineState {
   /// How the caller's memory travels, once decided (never automatic then).
   HostMemoryRoute memory_route = HostMemoryRoute::automatic;
   std::string route_reason;  ///< what decided it, for the report
+  /// The measurement that chose the route, where it was measured.
+  std::optional<RouteTimes> route_times;
+  /// What the first staged chunks of a run said of that choice, for the report.
+  std::string route_check;
   /// When host tasks were reading or writing files or staging memory.
   std::shared_ptr<BusyTime> host_busy = std::make_shared<BusyTime>();
   /// What the first automatic run chose (or the options), kept for the next runs.

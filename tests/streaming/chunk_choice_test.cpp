@@ -1,10 +1,12 @@
 // The pure parts of a pipeline's choices: the chunk size a lane model
-// predicts fastest, and the host-memory route measured times point to.
+// predicts fastest, the host-memory route measured times point to, and
+// whether staged chunks kept up with what was measured before the run.
 #include <doctest/doctest.h>
 
 #include "chunk_sizing.hpp"
 #include "host_memory_route.hpp"
 #include "pipeline_report.hpp"
+#include "staging_check.hpp"
 
 namespace alloy::detail {
 
@@ -85,6 +87,47 @@ TEST_CASE("Streaming.HostMemory.a_route_faster_by_less_than_the_noise_is_not_cho
   CHECK(choose_route(times) == HostMemoryRoute::staged);
 }
 
+TEST_CASE("Streaming.HostMemory.staging_is_dropped_when_its_chunks_ran_slower_than_direct_was_measured") {
+  // Before the run: 1 MB went direct in 1 ms (1 GB/s), pinned in 0.25 ms,
+  // and the host copied it in 0.5 ms: staging, twice as fast, was chosen.
+  RouteTimes before;
+  before.bytes = 1'000'000;
+  before.pageable_s = 1e-3;
+  before.pinned_s = 0.25e-3;
+  before.host_copy_s = 0.5e-3;
+  REQUIRE(choose_route(before) == HostMemoryRoute::staged);
+  // Two chunks of 250,000 elements, 4 bytes in and 4 out per element: 2 MB
+  // each way. Each copy took 0.25 ms per MB, as measured.
+  StreamedChunks measured;
+  const auto command = [&](std::size_t chunk, Lane lane, std::uint64_t ns) {
+    measured.commands.push_back({TaskId{measured.commands.size()}, 0, lane, 0, ns});
+    measured.chunk_of_command.push_back(chunk);
+  };
+  for (std::size_t chunk : {0, 1}) {
+    command(chunk, Lane::copy_in, 250'000);
+    command(chunk, Lane::compute, 100'000);
+    command(chunk, Lane::copy_out, 250'000);
+  }
+  const std::vector<ChunkSpan> spans{{0, 250'000}, {250'000, 250'000}};
+  // Host threads busy 2 ms for the 4 MB: 0.5 ms per MB, as measured.
+  StagingObserved quiet = observe_staging(measured, spans, 4, 4, std::chrono::milliseconds(2));
+  CHECK(quiet.bytes == 4'000'000);
+  CHECK(quiet.host_s_per_byte == doctest::Approx(0.5e-9));
+  CHECK(quiet.transfer_s_per_byte == doctest::Approx(0.25e-9));
+  CHECK(staging_still_pays(before, quiet));
+  CHECK(quiet.describe() == "staged 2.0 GB/s (host copies 2.0 GB/s, transfers 4.0 GB/s)");
+  // A busy machine: the host threads took 6 ms, 1.5 ms per MB, slower than
+  // the direct transfer's 1 ms: the rest goes direct.
+  const StagingObserved busy = observe_staging(measured, spans, 4, 4, std::chrono::milliseconds(6));
+  CHECK(busy.host_s_per_byte == doctest::Approx(1.5e-9));
+  CHECK_FALSE(staging_still_pays(before, busy));
+  // Slower transfers count too: copy-out at 1.25 ms per MB.
+  measured.commands[2].ended_ns = measured.commands[5].ended_ns = 1'250'000;
+  const StagingObserved slow_out = observe_staging(measured, spans, 4, 4, std::chrono::milliseconds(2));
+  CHECK(slow_out.transfer_s_per_byte == doctest::Approx(1.25e-9));
+  CHECK_FALSE(staging_still_pays(before, slow_out));
+}
+
 TEST_CASE("Streaming.Report.the_bound_takes_each_lane_at_its_best_rate_whatever_the_chunks") {
   // Two chunks of 100 elements on device 0 (two copy engines): the second's
   // copy-in ran three times slower than the first's.
@@ -102,18 +145,21 @@ TEST_CASE("Streaming.Report.the_bound_takes_each_lane_at_its_best_rate_whatever_
   const std::vector<ChunkSpan> spans{{0, 100}, {100, 100}};
   // Copy-in at 1 ns per element over all 200, then the last chunk's
   // compute and copy-out at 0.5 ns per element each.
-  CHECK(chunk_free_bound(measured, spans, 0, 2).count() == 200 + 50 + 50);
+  CHECK(chunk_free_bound(measured, spans, 0, 2, 100).count() == 200 + 50 + 50);
   // One copy engine: copy-in and copy-out take turns, then the last compute.
-  CHECK(chunk_free_bound(measured, spans, 0, 1).count() == 300 + 50);
-  // One chunk: its lanes one after the other, exactly.
+  CHECK(chunk_free_bound(measured, spans, 0, 1, 100).count() == 300 + 50);
+  // One chunk of everything: filled and drained by the whole chunk, its
+  // lanes one after the other; by a chunk of 50, as the same rates allow
+  // streamed, which is what the one chunk is measured against.
   const std::vector<ChunkSpan> whole{{0, 200}, {200, 0}};
   StreamedChunks serial;
   for (const auto& [lane, ns] : {std::pair{Lane::copy_in, 200}, std::pair{Lane::compute, 100}, std::pair{Lane::copy_out, 100}}) {
     serial.commands.push_back({TaskId{serial.commands.size()}, 0, lane, 0, static_cast<std::uint64_t>(ns)});
     serial.chunk_of_command.push_back(0);
   }
-  CHECK(chunk_free_bound(serial, whole, 0, 2).count() == 400);
-  CHECK(chunk_free_bound(measured, spans, 1, 2).count() == 0);  // nothing ran on device 1
+  CHECK(chunk_free_bound(serial, whole, 0, 2, 200).count() == 400);
+  CHECK(chunk_free_bound(serial, whole, 0, 2, 50).count() == 200 + 25 + 25);
+  CHECK(chunk_free_bound(measured, spans, 1, 2, 100).count() == 0);  // nothing ran on device 1
 }
 
 }  // namespace alloy::detail

@@ -428,6 +428,33 @@ TEST_CASE("Pipeline.Files.a_missing_file_or_a_folder_is_named_as_such") {
                        doctest::Contains("no-such-folder does not exist"), InvalidArgument);
 }
 
+TEST_CASE("Pipeline.Report.one_chunk_of_everything_falls_short_of_the_bound") {
+  if (!have_devices(1)) return;
+  REQUIRE(models_defined);
+  Executor executor(runtime(), on_selected_devices());
+  // 2^20 elements in one chunk: its copy-in, kernel and copy-out run one
+  // after another, where chunks would overlap them. The bound fills and
+  // drains with 32,768 elements (256 KiB of slots), not with this chunk.
+  const std::size_t n = std::size_t{1} << 20;
+  std::vector<int> x(n, 1);
+  std::vector<int> y(n);
+  PipelineOptions options = pipeline_options(n, 1, {0});
+  options.host_memory = HostMemoryRoute::direct;
+  Pipeline pipeline(executor, n, options);
+  const auto in = pipeline.input(std::span<const int>(x));
+  const auto out = pipeline.output(std::span<int>(y));
+  pipeline.kernel(streaming_kernels, "affine", {in, out, chunk_offset, chunk_length, 1, 0});
+  const PipelineReport report = pipeline.run();
+  INFO(report.to_string());
+  REQUIRE(report.chunks == 1);
+  const PipelineDeviceReport& device = report.devices.at(0);
+  const auto shortest_lane = std::min({device.copy_in, device.compute, device.copy_out});
+  REQUIRE(shortest_lane.count() > 0);
+  // Overlapped, at least the shorter lanes (all but 3% of them) hide.
+  CHECK(report.bound < device.copy_in + device.compute + device.copy_out - shortest_lane / 2);
+  CHECK(report.bound_efficiency < 1.0);
+}
+
 TEST_CASE("Pipeline.HostMemory.every_route_gives_the_same_results") {
   if (!have_devices(1)) return;
   REQUIRE(models_defined);
@@ -457,6 +484,46 @@ TEST_CASE("Pipeline.HostMemory.every_route_gives_the_same_results") {
       const bool can = executor.devices()[0]->info().backend != "opencl";
       CHECK(line.find(can ? "registered" : "cannot register") != std::string::npos);
     }
+  }
+}
+
+TEST_CASE("Pipeline.StagingCheck.a_measured_staged_route_is_checked_on_the_first_chunks") {
+  if (!have_devices(1)) return;
+  if (selected_devices().front()->info().emulation.empty()) {
+    skip("emulated devices only: their bus can be made slow enough for memory that is not page-locked "
+         "that staging is measured faster on any host");
+    return;
+  }
+  REQUIRE(models_defined);
+  // Pageable transfers at 0.1 GB/s against 50 pinned, and registering at
+  // 0.1 GB/s: staging through host threads is measured far faster. This
+  // group runs in a process of its own, whose emulated devices now follow
+  // this model (a runtime reads it again when made).
+  REQUIRE(setenv("ALLOY_EMULATED_DEVICES", "pcie5,pageable=0.002,register=0.1,memory=256M", 1) == 0);
+  Runtime slow_pageable;
+  ExecutorOptions executor_options;
+  for (Device* device : slow_pageable.devices()) {
+    if (!device->info().emulation.empty() && executor_options.devices.empty()) executor_options.devices = {device};
+  }
+  REQUIRE(executor_options.devices.size() == 1);
+  Executor executor(slow_pageable, executor_options);
+  std::mt19937_64 random(random_seed());
+  const std::size_t n = std::size_t{1} << 20;
+  const std::vector<int> x = random_values(n, random);
+  std::vector<int> y(n, 0);
+  // Chunks given, so no calibration: the first four chunks are the check's.
+  Pipeline pipeline(executor, n, pipeline_options(n / 16, 2, {0}));
+  const auto in = pipeline.input(std::span<const int>(x));
+  const auto out = pipeline.output(std::span<int>(y));
+  pipeline.kernel(streaming_kernels, "affine", {in, out, chunk_offset, chunk_length, 3, 1});
+  for (int run = 0; run < 2; ++run) {
+    const PipelineReport report = pipeline.run();
+    INFO(report.to_string());
+    REQUIRE(y == affine_reference(x, 3, 1));
+    REQUIRE(!report.arrays.empty());
+    CHECK(report.arrays[0].find(", staged (measured on") != std::string::npos);
+    CHECK(report.arrays[0].find("; kept after 4 chunks, staged ") != std::string::npos);
+    CHECK(report.host_copies.count() > 0);
   }
 }
 

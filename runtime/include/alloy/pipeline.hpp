@@ -145,9 +145,11 @@ struct PipelineReport {
   /// What no chunking or route could beat: per device, the slowest lane's
   /// work over all its elements at the best rate any chunk of this run
   /// reached on it (with one copy engine, copy-in and copy-out share it),
-  /// plus filling and draining the pipeline with the shortest chunk; the
-  /// largest over the devices. Unlike `ideal`, a poor chunk size or route
-  /// does not lower it, so bound_efficiency shows them.
+  /// plus filling and draining the pipeline with a chunk of 256 KiB of
+  /// slots, whatever the run's chunks; the largest over the devices. Unlike
+  /// `ideal`, a poor chunk size or route does not lower it, so
+  /// bound_efficiency shows them (one chunk of everything scores about 0.5
+  /// where copies and compute take as long).
   std::chrono::nanoseconds bound{0};
   double bound_efficiency = 0.0;  ///< bound ÷ wall
   /// The lane of the device with the largest ideal, e.g. "compute on
@@ -272,6 +274,10 @@ class Pipeline {
   /// Decides once how the caller's memory travels (HostMemoryRoute),
   /// measuring on the first device when the options leave it automatic.
   void choose_host_memory();
+  /// Where the route was measured as staged: streams the run's first
+  /// chunks (the calibration's, if any) and goes direct for the rest, and
+  /// later runs, if staging did worse than the direct transfer measured.
+  void check_staging(std::vector<detail::ChunkSpan>& streamed_spans, detail::StreamedChunks& measured);
   /// The report's array lines and file time.
   void describe_arrays(PipelineReport& report) const;
   /// Sets the chunk size and depth, streaming the calibration chunks when
