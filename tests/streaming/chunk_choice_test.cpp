@@ -9,6 +9,15 @@
 #include "staging_check.hpp"
 
 namespace alloy::detail {
+namespace {
+
+/// Appends a command of `chunk` on device 0 that took `ns` on `lane`.
+void add_command(StreamedChunks& measured, std::size_t chunk, Lane lane, std::uint64_t ns) {
+  measured.commands.push_back({TaskId{measured.commands.size()}, 0, lane, 1000, 1000 + ns});
+  measured.chunk_of_command.push_back(chunk);
+}
+
+}  // namespace
 
 TEST_CASE("Streaming.ChunkSize.balances_fixed_costs_against_the_unoverlapped_ends") {
   // Each lane: 100 µs per chunk plus 1 ns per element; two copy engines.
@@ -99,14 +108,10 @@ TEST_CASE("Streaming.HostMemory.staging_is_dropped_when_its_chunks_ran_slower_th
   // Two chunks of 250,000 elements, 4 bytes in and 4 out per element: 2 MB
   // each way. Each copy took 0.25 ms per MB, as measured.
   StreamedChunks measured;
-  const auto command = [&](std::size_t chunk, Lane lane, std::uint64_t ns) {
-    measured.commands.push_back({TaskId{measured.commands.size()}, 0, lane, 0, ns});
-    measured.chunk_of_command.push_back(chunk);
-  };
   for (std::size_t chunk : {0, 1}) {
-    command(chunk, Lane::copy_in, 250'000);
-    command(chunk, Lane::compute, 100'000);
-    command(chunk, Lane::copy_out, 250'000);
+    add_command(measured, chunk, Lane::copy_in, 250'000);
+    add_command(measured, chunk, Lane::compute, 100'000);
+    add_command(measured, chunk, Lane::copy_out, 250'000);
   }
   const std::vector<ChunkSpan> spans{{0, 250'000}, {250'000, 250'000}};
   // Host threads busy 2 ms for the 4 MB: 0.5 ms per MB, as measured.
@@ -122,7 +127,7 @@ TEST_CASE("Streaming.HostMemory.staging_is_dropped_when_its_chunks_ran_slower_th
   CHECK(busy.host_s_per_byte == doctest::Approx(1.5e-9));
   CHECK_FALSE(staging_still_pays(before, busy));
   // Slower transfers count too: copy-out at 1.25 ms per MB.
-  measured.commands[2].ended_ns = measured.commands[5].ended_ns = 1'250'000;
+  measured.commands[2].ended_ns = measured.commands[5].ended_ns = 1000 + 1'250'000;
   const StagingObserved slow_out = observe_staging(measured, spans, 4, 4, std::chrono::milliseconds(2));
   CHECK(slow_out.transfer_s_per_byte == doctest::Approx(1.25e-9));
   CHECK_FALSE(staging_still_pays(before, slow_out));
@@ -132,16 +137,12 @@ TEST_CASE("Streaming.Report.the_bound_takes_each_lane_at_its_best_rate_whatever_
   // Two chunks of 100 elements on device 0 (two copy engines): the second's
   // copy-in ran three times slower than the first's.
   StreamedChunks measured;
-  const auto command = [&](std::size_t chunk, Lane lane, std::uint64_t ns) {
-    measured.commands.push_back({TaskId{measured.commands.size()}, 0, lane, 1000, 1000 + ns});
-    measured.chunk_of_command.push_back(chunk);
-  };
-  command(0, Lane::copy_in, 100);
-  command(0, Lane::compute, 50);
-  command(0, Lane::copy_out, 50);
-  command(1, Lane::copy_in, 300);
-  command(1, Lane::compute, 50);
-  command(1, Lane::copy_out, 50);
+  add_command(measured, 0, Lane::copy_in, 100);
+  add_command(measured, 0, Lane::compute, 50);
+  add_command(measured, 0, Lane::copy_out, 50);
+  add_command(measured, 1, Lane::copy_in, 300);
+  add_command(measured, 1, Lane::compute, 50);
+  add_command(measured, 1, Lane::copy_out, 50);
   const std::vector<ChunkSpan> spans{{0, 100}, {100, 100}};
   // Copy-in at 1 ns per element over all 200, then the last chunk's
   // compute and copy-out at 0.5 ns per element each.

@@ -40,6 +40,21 @@ PipelineOptions pipeline_options(std::size_t chunk, unsigned depth, std::vector<
   return options;
 }
 
+/// One run of the affine kernel over `n` ones on the first device, in
+/// chunks of `chunk`, direct from the caller's memory: no host lane
+/// (staging) takes the bound from the device's.
+PipelineReport direct_affine_run(Executor& executor, std::size_t n, std::size_t chunk, unsigned depth) {
+  std::vector<int> x(n, 1);
+  std::vector<int> y(n);
+  PipelineOptions options = pipeline_options(chunk, depth, {0});
+  options.host_memory = HostMemoryRoute::direct;
+  Pipeline pipeline(executor, n, options);
+  const auto in = pipeline.input(std::span<const int>(x));
+  const auto out = pipeline.output(std::span<int>(y));
+  pipeline.kernel(streaming_kernels, "affine", {in, out, chunk_offset, chunk_length, 1, 0});
+  return pipeline.run();
+}
+
 std::vector<std::size_t> all_devices(const Executor& executor) {
   std::vector<std::size_t> devices(executor.devices().size());
   std::iota(devices.begin(), devices.end(), 0);
@@ -276,17 +291,7 @@ TEST_CASE("Pipeline.Report.lanes_add_up_and_name_the_bound") {
   if (!have_devices(1)) return;
   REQUIRE(models_defined);
   Executor executor(runtime(), on_selected_devices());
-  const std::size_t n = 50000;
-  std::vector<int> x(n, 1);
-  std::vector<int> y(n);
-  // Direct: no host lane (staging) to take the bound from the device's.
-  PipelineOptions options = pipeline_options(5000, 2, {0});
-  options.host_memory = HostMemoryRoute::direct;
-  Pipeline pipeline(executor, n, options);
-  const auto in = pipeline.input(std::span<const int>(x));
-  const auto out = pipeline.output(std::span<int>(y));
-  pipeline.kernel(streaming_kernels, "affine", {in, out, chunk_offset, chunk_length, 1, 0});
-  const PipelineReport report = pipeline.run();
+  const PipelineReport report = direct_affine_run(executor, 50000, 5000, 2);
   REQUIRE(report.devices.size() == 1);
   const PipelineDeviceReport& device = report.devices[0];
   CHECK(device.chunks == 10);
@@ -436,15 +441,7 @@ TEST_CASE("Pipeline.Report.one_chunk_of_everything_falls_short_of_the_bound") {
   // after another, where chunks would overlap them. The bound fills and
   // drains with 32,768 elements (256 KiB of slots), not with this chunk.
   const std::size_t n = std::size_t{1} << 20;
-  std::vector<int> x(n, 1);
-  std::vector<int> y(n);
-  PipelineOptions options = pipeline_options(n, 1, {0});
-  options.host_memory = HostMemoryRoute::direct;
-  Pipeline pipeline(executor, n, options);
-  const auto in = pipeline.input(std::span<const int>(x));
-  const auto out = pipeline.output(std::span<int>(y));
-  pipeline.kernel(streaming_kernels, "affine", {in, out, chunk_offset, chunk_length, 1, 0});
-  const PipelineReport report = pipeline.run();
+  const PipelineReport report = direct_affine_run(executor, n, n, 1);
   INFO(report.to_string());
   REQUIRE(report.chunks == 1);
   const PipelineDeviceReport& device = report.devices.at(0);
