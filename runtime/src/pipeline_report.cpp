@@ -99,7 +99,8 @@ PipelineReport summarize(const StreamedChunks& measured, const std::vector<Chunk
   }
   report.efficiency = wall.count() > 0 ? static_cast<double>(report.ideal.count()) / wall.count() : 0.0;
   for (const PipelineDeviceReport& device : report.devices) {
-    report.bound = std::max(report.bound, chunk_free_bound(measured, spans, device.device, device.copy_engines, fill_elements));
+    report.bound = std::max(report.bound,
+                            chunk_free_bound(measured, spans, device.device, device.copy_engines, fill_elements));
   }
   report.bound_efficiency = wall.count() > 0 ? static_cast<double>(report.bound.count()) / wall.count() : 0.0;
   return report;

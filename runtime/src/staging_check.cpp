@@ -27,10 +27,11 @@ StagingObserved observe_staging(const StreamedChunks& measured, const std::vecto
                                 std::chrono::nanoseconds host_busy) {
   std::size_t elements = 0;
   for (const ChunkSpan& span : spans) elements += span.length;
+  // A reduction's partials also come out on the copy-out lane: a few bytes
+  // per chunk, left in the transfer time.
   std::chrono::nanoseconds copy_in{0};
   std::chrono::nanoseconds copy_out{0};
-  for (std::size_t i = 0; i < measured.commands.size(); ++i) {
-    const CommandTime& command = measured.commands[i];
+  for (const CommandTime& command : measured.commands) {
     if (command.lane == Lane::copy_in) copy_in += command.duration();
     if (command.lane == Lane::copy_out) copy_out += command.duration();
   }

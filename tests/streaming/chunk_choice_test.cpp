@@ -154,10 +154,9 @@ TEST_CASE("Streaming.Report.the_bound_takes_each_lane_at_its_best_rate_whatever_
   // streamed, which is what the one chunk is measured against.
   const std::vector<ChunkSpan> whole{{0, 200}, {200, 0}};
   StreamedChunks serial;
-  for (const auto& [lane, ns] : {std::pair{Lane::copy_in, 200}, std::pair{Lane::compute, 100}, std::pair{Lane::copy_out, 100}}) {
-    serial.commands.push_back({TaskId{serial.commands.size()}, 0, lane, 0, static_cast<std::uint64_t>(ns)});
-    serial.chunk_of_command.push_back(0);
-  }
+  add_command(serial, 0, Lane::copy_in, 200);
+  add_command(serial, 0, Lane::compute, 100);
+  add_command(serial, 0, Lane::copy_out, 100);
   CHECK(chunk_free_bound(serial, whole, 0, 2, 200).count() == 400);
   CHECK(chunk_free_bound(serial, whole, 0, 2, 50).count() == 200 + 25 + 25);
   CHECK(chunk_free_bound(measured, spans, 1, 2, 100).count() == 0);  // nothing ran on device 1
