@@ -16,8 +16,9 @@ namespace {
 
 constexpr double label_width = 250;
 constexpr double plot_width = 950;
-/// What fits across the picture at 12 px sans-serif, to wrap diagnoses.
-constexpr std::size_t characters_per_line = 175;
+/// What fits across the picture at 12 px sans-serif, to wrap diagnoses: a
+/// character is at most about 7 px wide there.
+constexpr std::size_t characters_per_line = static_cast<std::size_t>((label_width + plot_width) / 7);
 constexpr double row_height = 18;
 constexpr double row_gap = 4;
 constexpr double top = 40;

@@ -2,6 +2,8 @@
 // and diagnoses are known.
 #include "alloy/utilization_report.hpp"
 
+#include "alloy/trace_timeline.hpp"
+#include "support/svg_text_bounds.hpp"
 #include "support/test_devices.hpp"
 #include "synthetic_trace.hpp"
 
@@ -258,6 +260,21 @@ TEST_CASE("Report.an_empty_trace") {
   CHECK(report.devices[0].busy == 0);
   REQUIRE(report.diagnoses.size() == 1);
   CHECK(report.diagnoses[0].cause == "none");
+}
+
+TEST_CASE("Report.timeline_wraps_long_diagnoses_inside_the_picture") {
+  SyntheticTrace synthetic(1);
+  synthetic.kernel(1, 0, 0, 40);
+  synthetic.kernel(2, 0, 60, 100);
+  UtilizationReport report = analyze(synthetic.trace());
+  // Findings and fixes of every length up to a few lines, in words of
+  // every length from 1 to 12 characters.
+  for (std::size_t length = 1; length <= 600; length += 37) {
+    std::string text;
+    for (std::size_t w = 0; text.size() < length; ++w) text += std::string(1 + w % 12, 'x') + ' ';
+    report.diagnoses.push_back({"launch-bound", 0, 106'000, text, text});
+  }
+  CHECK(texts_past_the_edge(timeline_svg(synthetic.trace(), report)) == std::vector<std::string>{});
 }
 
 }  // namespace alloy::test
