@@ -8,6 +8,7 @@
 
 #include "alloy/autotune/registry.hpp"
 #include "alloy/error.hpp"
+#include "alloy/kernel_args.hpp"
 #include "shared_reference.hpp"
 
 namespace alloy::autotune {
@@ -191,6 +192,33 @@ struct Reader {
     return result;
   }
 
+  // Each buffer argument's type must be the one its kernel parameter points
+  // to: bytes of a uint* read as floats compare wrong values as right ones.
+  // A kernel the source does not declare plainly, or a parameter declared
+  // through a macro, is left to the runtime's checks at launch.
+  void check_buffer_types(const std::string& where, const std::string& source, const std::string& kernel_name,
+                          const std::vector<HarnessArgument>& arguments, const std::vector<HarnessBuffer>& buffers,
+                          const std::vector<bool>& typed) const {
+    const std::optional<KernelSignature> signature = find_kernel_signature(source, kernel_name);
+    if (!signature) return;
+    for (std::size_t i = 0; i < arguments.size() && i < signature->parameters.size(); ++i) {
+      const HarnessArgument& argument = arguments[i];
+      if (argument.kind != HarnessArgument::Kind::buffer || argument.index >= buffers.size()) continue;
+      const KernelParameter& parameter = signature->parameters[i];
+      if (parameter.kind == KernelParameter::Kind::scalar) continue;  // the launch says so
+      const std::optional<ScalarType> pointee = pointee_scalar_type(parameter.declared_type);
+      const HarnessBuffer& buffer = buffers[argument.index];
+      if (!pointee || *pointee == buffer.type) continue;
+      const std::string held(to_string(buffer.type));
+      const std::string wanted(to_string(*pointee));
+      fail(where, "buffer '" + buffer.name + "' holds " + held +
+                      (typed[argument.index] ? "" : " (the default: it gives no \"type\")") + ", but argument " +
+                      std::to_string(i) + " of kernel '" + kernel_name + "' is '" + parameter.declared_type + " " +
+                      parameter.name + "', which points to " + wanted + "; give the buffer \"type\": \"" + wanted +
+                      "\"");
+    }
+  }
+
   Extent problem(const json& value, const std::string& where) const {
     if (!value.is_array() || value.empty() || value.size() > 3) fail(where, "is not 1 to 3 sizes");
     std::array<std::size_t, 3> size{1, 1, 1};
@@ -249,6 +277,7 @@ struct Reader {
       }
     }
     const json& harness = at(value, "harness", item);
+    std::vector<bool> typed;  // per buffer: whether it gives its type
     for (const json& b : at(harness, "buffers", item + " harness")) {
       HarnessBuffer buffer;
       buffer.name = text(b, "name", item + " buffer");
@@ -271,6 +300,7 @@ struct Reader {
                        "\"; use float, double, char, uchar, short, ushort, int, uint, long or ulong");
       }
       buffer.type = *element;
+      typed.push_back(b.contains("type"));
       buffer.check = check(b, harness, item + " buffer '" + buffer.name + "'");
       if (b.contains("layout")) buffer.layout = layout(b["layout"], kernel, item + " buffer '" + buffer.name + "' layout");
       result.harness.buffers.push_back(buffer);
@@ -291,6 +321,12 @@ struct Reader {
     }
     if (harness.contains("passes")) {
       for (const json& p : harness["passes"]) result.harness.passes.push_back(pass(p, item + " pass"));
+    }
+    const Harness& built = result.harness;
+    check_buffer_types(item, kernel.source.source, kernel.kernel_name, built.arguments, built.buffers, typed);
+    for (const HarnessPass& pass : built.passes) {
+      check_buffer_types(item + " pass '" + pass.kernel_name + "'", kernel.source.source, pass.kernel_name,
+                         pass.arguments, built.buffers, typed);
     }
     for (const json& p : at(value, "problems", item)) result.default_problems.push_back(problem(p, item + " problem"));
     result.description = value.value("description", "from " + file.filename().string());

@@ -175,6 +175,35 @@ TEST_CASE("Autotune.Manifest.mistakes_name_file_and_field") {
   CHECK_THROWS_AS(alloy::autotune::load_manifest(folder.path / "absent.json"), alloy::InvalidArgument);
 }
 
+TEST_CASE("Autotune.Manifest.a_buffer_typed_unlike_its_parameter_is_refused") {
+  ManifestFolder folder;
+  auto error_with_source = [&](const std::string& source) {
+    std::ofstream(folder.path / "scale.cl") << source;
+    try {
+      alloy::autotune::load_manifest(folder.write(valid_manifest));
+    } catch (const alloy::InvalidArgument& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  // Buffer 'x' gives no type, so it holds floats; the kernel reads uints.
+  const std::string untyped = error_with_source("KERNEL void scale(const int n, const float a, GLOBAL uint* x) {}\n");
+  CHECK(untyped.find("manifest.json") != std::string::npos);
+  CHECK(untyped.find("buffer 'x' holds float (the default: it gives no \"type\")") != std::string::npos);
+  CHECK(untyped.find("'GLOBAL uint* x', which points to uint; give the buffer \"type\": \"uint\"") !=
+        std::string::npos);
+  // A pass's parameters are checked too: 'hist' is declared uint.
+  const std::string pass = error_with_source(
+      "KERNEL void scale(const int n, const float a, GLOBAL float* x) {}\n"
+      "KERNEL void finish(GLOBAL const float* restrict bins) {}\n");
+  CHECK(pass.find("pass 'finish'") != std::string::npos);
+  CHECK(pass.find("buffer 'hist' holds uint, but argument 0 of kernel 'finish'") != std::string::npos);
+  // Matching types, and a parameter whose type is a macro, are accepted.
+  CHECK(error_with_source("KERNEL void scale(const int n, const float a, GLOBAL float* x) {}\n"
+                          "KERNEL void finish(GLOBAL uint* bins) {}\n") == "no error");
+  CHECK(error_with_source("KERNEL void scale(const int n, const float a, GLOBAL REAL* x) {}\n") == "no error");
+}
+
 TEST_CASE("Autotune.Registry.program_targets_follow_builtins") {
   const std::size_t builtins = alloy::autotune::builtin_targets().size();
   ManifestFolder folder;
