@@ -1,5 +1,6 @@
 // Confirming the search's best: interleaved rounds, intervals that separate
-// or tie, and a tie-break that never keeps the default by default.
+// or tie, a tie that goes to the faster median and never keeps the default
+// by default, and a pick marked provisional when the rounds could not tell.
 #include "alloy/autotune/confirmation.hpp"
 
 #include <algorithm>
@@ -33,6 +34,26 @@ std::vector<TimeSummary> summaries_of(const std::vector<ConfirmationCandidate>& 
   std::vector<TimeSummary> summaries;
   for (const ConfirmationCandidate& candidate : candidates) summaries.push_back(summarize(candidate.samples));
   return summaries;
+}
+
+// Whether every candidate still in besides `chosen` is told apart from it:
+// separated (its interval wholly above the chosen one's), or tied for sure
+// (both intervals within the tie margin of the chosen median), so that
+// whichever of the two is faster, the pick loses at most the margin.
+bool resolved(const std::vector<ConfirmationCandidate>& candidates, const std::vector<TimeSummary>& summaries,
+              std::size_t chosen) {
+  const TimeSummary& best = summaries[chosen];
+  const double floor = (1.0 - tie_margin) * best.median;
+  const double ceiling = (1.0 + tie_margin) * best.median;
+  const auto within_margin = [&](const TimeSummary& summary) {
+    return summary.low >= floor && summary.high <= ceiling;
+  };
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (i == chosen || candidates[i].dropped || summaries[i].samples == 0) continue;
+    const bool separated = summaries[i].low > best.high;
+    if (!separated && !(within_margin(summaries[i]) && within_margin(best))) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -84,19 +105,15 @@ ConfirmationOutcome choose_confirmed(const std::vector<ConfirmationCandidate>& c
   std::optional<std::size_t> chosen;
   for (std::size_t i : in) {
     if (candidates[i].is_default && any_other) continue;
-    if (!chosen) {
-      chosen = i;
-      continue;
-    }
-    const ConfirmationCandidate& a = candidates[i];
-    const ConfirmationCandidate& b = candidates[*chosen];
-    const bool nearer = separation_tried && a.distance_to_default < b.distance_to_default;
-    const bool as_near = !separation_tried || a.distance_to_default == b.distance_to_default;
-    if (nearer || (as_near && summaries[i].median < summaries[*chosen].median)) {
-      chosen = i;
-    }
+    // The faster median; the fewer parameters changed from the default only
+    // where the medians are equal.
+    const bool faster = chosen && summaries[i].median < summaries[*chosen].median;
+    const bool as_fast_and_nearer = chosen && summaries[i].median == summaries[*chosen].median &&
+                                    candidates[i].distance_to_default < candidates[*chosen].distance_to_default;
+    if (!chosen || faster || as_fast_and_nearer) chosen = i;
   }
   outcome.chosen = *chosen;
+  outcome.provisional = !separation_tried || !resolved(candidates, summaries, outcome.chosen);
   return outcome;
 }
 
@@ -138,6 +155,9 @@ ConfirmationOutcome confirm(std::vector<ConfirmationCandidate>& candidates, cons
         candidates[i].dropped = true;
       }
     }
+    // Tied for sure with the fastest: more rounds would not change the pick
+    // by more than the tie margin.
+    if (resolved(candidates, summaries_of(candidates), *best)) break;
   }
   ConfirmationOutcome outcome = choose_confirmed(candidates, rounds >= options.min_rounds);
   outcome.rounds = rounds;

@@ -66,11 +66,22 @@ void confirm_best(Evaluator& evaluator, const TuneOptions& options, const Config
   auto out_of_time = [&] { return deadline && Clock::now() >= *deadline; };
   const ConfirmationOutcome outcome = confirm(candidates, options.confirm, time_once, out_of_time);
   result.confirmation_rounds = outcome.rounds;
-  if (outcome.rounds == 0 || candidates[outcome.chosen].samples.empty()) return;
+  if (outcome.rounds == 0 || candidates[outcome.chosen].samples.empty()) {
+    // Not one round: the search's single measurement of each stands.
+    result.provisional = candidates.size() > 1;
+    return;
+  }
   const ConfirmationCandidate& chosen = candidates[outcome.chosen];
   result.best = chosen.configuration;
   result.best_seconds = summarize(chosen.samples).median;
   result.tied = outcome.tied;
+  result.provisional = outcome.provisional;
+  for (const ConfirmationCandidate& candidate : candidates) {
+    if (&candidate == &chosen || candidate.dropped || candidate.samples.empty()) continue;
+    result.runners_up.emplace_back(candidate.configuration, summarize(candidate.samples).median);
+  }
+  std::sort(result.runners_up.begin(), result.runners_up.end(),
+            [](const auto& a, const auto& b) { return a.second < b.second; });
   for (const ConfirmationCandidate& candidate : candidates) {
     if (!candidate.is_default || candidate.samples.empty()) continue;
     result.default_seconds = summarize(candidate.samples).median;
@@ -264,16 +275,25 @@ std::filesystem::path record_in_profile(const std::filesystem::path& dir, const 
                   "); writing a new one");
     }
   }
+  const auto by_name = [&](const Configuration& configuration) {
+    std::map<std::string, std::int64_t> named;
+    for (std::size_t p = 0; p < target.kernel.parameters.size(); ++p) {
+      named[target.kernel.parameters[p].name] = configuration[p];
+    }
+    return named;
+  };
   ProfileEntry entry;
   entry.kernel = target.kernel.name;
   entry.source_hash = target.kernel.source_hash();
   entry.problem = result.problem;
-  for (std::size_t p = 0; p < target.kernel.parameters.size(); ++p) {
-    entry.configuration[target.kernel.parameters[p].name] = (*result.best)[p];
-  }
+  entry.configuration = by_name(*result.best);
   entry.seconds = *result.best_seconds;
   entry.default_seconds = result.default_seconds.value_or(0.0);
   entry.noise = result.noise.value_or(0.0);
+  entry.provisional = result.provisional;
+  for (const auto& [configuration, seconds] : result.runners_up) {
+    entry.runners_up.push_back({by_name(configuration), seconds});
+  }
   entry.conversion_seconds = result.best_conversion_seconds;
   entry.layouts_persist = result.layouts_persist;
   entry.staged_on_host = result.best_staged_on_host;

@@ -95,16 +95,10 @@ Extent parse_problem(const json& value, const std::string& where) {
   }
 }
 
-ProfileEntry parse_entry(const json& value, std::size_t index) {
-  const std::string where = "entry " + std::to_string(index);
-  if (!value.is_object()) throw Malformed{where + " is not an object"};
-  ProfileEntry entry;
-  entry.kernel = string_field(value, "kernel", where);
-  entry.source_hash = string_field(value, "source_hash", where);
-  entry.problem = parse_problem(field(value, "problem", where), where);
-  const json& configuration = field(value, "configuration", where);
-  if (!configuration.is_object()) throw Malformed{where + ": \"configuration\" is not an object"};
-  for (const auto& [name, parameter] : configuration.items()) {
+std::map<std::string, std::int64_t> parse_configuration(const json& value, const std::string& where) {
+  if (!value.is_object()) throw Malformed{where + ": \"configuration\" is not an object"};
+  std::map<std::string, std::int64_t> configuration;
+  for (const auto& [name, parameter] : value.items()) {
     if (!parameter.is_number_integer()) {
       throw Malformed{where + ": parameter \"" + name + "\" is not an integer"};
     }
@@ -112,12 +106,38 @@ ProfileEntry parse_entry(const json& value, std::size_t index) {
         parameter.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
       throw Malformed{where + ": parameter \"" + name + "\" is out of range"};
     }
-    entry.configuration[name] = parameter.get<std::int64_t>();
+    configuration[name] = parameter.get<std::int64_t>();
   }
+  return configuration;
+}
+
+ProfileEntry parse_entry(const json& value, std::size_t index) {
+  const std::string where = "entry " + std::to_string(index);
+  if (!value.is_object()) throw Malformed{where + " is not an object"};
+  ProfileEntry entry;
+  entry.kernel = string_field(value, "kernel", where);
+  entry.source_hash = string_field(value, "source_hash", where);
+  entry.problem = parse_problem(field(value, "problem", where), where);
+  entry.configuration = parse_configuration(field(value, "configuration", where), where);
   entry.seconds = seconds_field(value, "seconds", where);
   entry.default_seconds = seconds_field(value, "default_seconds", where);
   // Optional: profiles written before it was measured lack it.
   if (value.contains("noise")) entry.noise = seconds_field(value, "noise", where);
+  if (value.contains("provisional")) {
+    const json& provisional = value["provisional"];
+    if (!provisional.is_boolean()) throw Malformed{where + ": \"provisional\" is not true or false"};
+    entry.provisional = provisional.get<bool>();
+  }
+  if (value.contains("runners_up")) {
+    const json& runners_up = value["runners_up"];
+    if (!runners_up.is_array()) throw Malformed{where + ": \"runners_up\" is not an array"};
+    for (std::size_t r = 0; r < runners_up.size(); ++r) {
+      const std::string runner = where + " runner-up " + std::to_string(r);
+      if (!runners_up[r].is_object()) throw Malformed{runner + " is not an object"};
+      entry.runners_up.push_back({parse_configuration(field(runners_up[r], "configuration", runner), runner),
+                                  seconds_field(runners_up[r], "seconds", runner)});
+    }
+  }
   if (value.contains("conversion_seconds")) {
     entry.conversion_seconds = seconds_field(value, "conversion_seconds", where);
     const json& persist = field(value, "layouts_persist", where);
@@ -163,6 +183,10 @@ std::string to_json(const DeviceProfile& profile) {
   for (const ProfileEntry& entry : profile.entries) {
     json problem = json::array();
     for (unsigned d = 0; d < entry.problem.dimensions; ++d) problem.push_back(entry.problem[d]);
+    json runners_up = json::array();
+    for (const ProfileEntry::RunnerUp& runner : entry.runners_up) {
+      runners_up.push_back({{"configuration", runner.configuration}, {"seconds", runner.seconds}});
+    }
     entries.push_back({{"kernel", entry.kernel},
                        {"source_hash", entry.source_hash},
                        {"problem", problem},
@@ -170,6 +194,8 @@ std::string to_json(const DeviceProfile& profile) {
                        {"seconds", entry.seconds},
                        {"default_seconds", entry.default_seconds},
                        {"noise", entry.noise},
+                       {"provisional", entry.provisional},
+                       {"runners_up", runners_up},
                        {"conversion_seconds", entry.conversion_seconds},
                        {"layouts_persist", entry.layouts_persist},
                        {"staged_on_host", entry.staged_on_host},

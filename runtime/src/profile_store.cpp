@@ -168,15 +168,15 @@ TunedChoice ProfileStore::lookup(const DeviceInfo& device, const TunableKernel& 
         const double distance = log_distance(entry.problem, problem);
         if (!best || distance < best_distance) {
           const double scale = static_cast<double>(problem.count()) / static_cast<double>(entry.problem.count());
-          best = TunedChoice{std::move(*configuration), level, entry.problem, loaded.file, entry.seconds * scale,
-                             entry.staged_on_host};
+          best = TunedChoice{std::move(*configuration), level,       entry.problem,   loaded.file,
+                             entry.seconds * scale,       entry.staged_on_host, entry.provisional};
           best_distance = distance;
         }
       }
     }
     if (best) return *best;
   }
-  return {kernel.default_configuration(), ProfileMatch::defaults, std::nullopt, {}, std::nullopt, {}};
+  return {kernel.default_configuration(), ProfileMatch::defaults, std::nullopt, {}, std::nullopt, {}, false};
 }
 
 std::filesystem::path ProfileStore::file_for(const std::filesystem::path& dir,

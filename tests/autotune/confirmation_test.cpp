@@ -1,6 +1,7 @@
 // The confirmation step on synthetic timings: intervals that hold the
-// median, noisy neighbours separated, ties broken the documented way, and
-// the default never kept over a candidate it was not shown to beat.
+// median, noisy neighbours separated, ties broken the documented way, the
+// default never kept over a candidate it was not shown to beat, and a pick
+// the rounds could not tell apart marked provisional.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -109,23 +110,57 @@ TEST_CASE("Autotune.Confirmation.candidates_overlap_the_best_and_include_the_def
   CHECK(confirmation_candidates({}, defaults, options).empty());
 }
 
-TEST_CASE("Autotune.Confirmation.ties_never_keep_the_default_and_go_to_the_nearest") {
+TEST_CASE("Autotune.Confirmation.ties_never_keep_the_default_and_go_to_the_faster_median") {
   std::vector<ConfirmationCandidate> candidates = {
       {{0, 0}, true, 0, {1.00, 1.01, 0.99}, false},
       {{1, 1}, false, 2, {0.99, 1.00, 1.02}, false},
       {{0, 1}, false, 1, {1.01, 1.00, 1.00}, false},
   };
-  // All three tied: not the default, and of the others the one nearer it.
+  // All three tied, with equal medians: not the default, and of the others
+  // the one nearer it.
   ConfirmationOutcome outcome = choose_confirmed(candidates);
   CHECK(outcome.chosen == 2);
   CHECK(outcome.tied == 3);
-  // Cut short by the budget: the lowest median, still not the default.
-  CHECK(choose_confirmed(candidates, false).chosen == 1);
+  CHECK_FALSE(outcome.provisional);  // every interval within 5 % of the pick
+  // Cut short by the budget: the same pick, provisional.
+  outcome = choose_confirmed(candidates, false);
+  CHECK(outcome.chosen == 2);
+  CHECK(outcome.provisional);
+  // Within the tie margin but faster: the median decides, not the distance.
+  candidates[1].samples = {0.97, 0.98, 0.99};
+  outcome = choose_confirmed(candidates);
+  CHECK(outcome.chosen == 1);
+  CHECK(outcome.tied == 3);
   // The others shown slower: the default stays.
   candidates[1].dropped = candidates[2].dropped = true;
   outcome = choose_confirmed(candidates);
   CHECK(outcome.chosen == 0);
   CHECK(outcome.tied == 1);
+  CHECK_FALSE(outcome.provisional);
+}
+
+TEST_CASE("Autotune.Confirmation.a_pick_the_rounds_cannot_tell_apart_is_provisional") {
+  // Two candidates 30 % apart on a device whose timings vary by a factor of
+  // e (log-normal, sigma 1): 25 rounds do not separate them.
+  std::size_t provisional = 0;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    NoisyDevice device{{1.3, 1.0}, 1.0, 0.0, std::mt19937_64(seed)};
+    std::vector<ConfirmationCandidate> candidates = candidates_for(2);
+    const ConfirmationOutcome outcome =
+        confirm(candidates, ConfirmOptions{}, [&](std::size_t i, unsigned) { return device.time(i); },
+                [] { return false; });
+    if (outcome.provisional) ++provisional;
+    if (!outcome.provisional) CHECK(candidates[0].dropped);  // told apart: the default was separated
+  }
+  CHECK(provisional >= 15);
+  // A quiet device (1 % noise) separates them, and stops once it has.
+  NoisyDevice quiet{{1.3, 1.0}, 0.01, 0.0, std::mt19937_64(1)};
+  std::vector<ConfirmationCandidate> candidates = candidates_for(2);
+  const ConfirmationOutcome outcome = confirm(
+      candidates, ConfirmOptions{}, [&](std::size_t i, unsigned) { return quiet.time(i); }, [] { return false; });
+  CHECK_FALSE(outcome.provisional);
+  CHECK(outcome.chosen == 1);
+  CHECK(outcome.rounds == ConfirmOptions{}.min_rounds);
 }
 
 TEST_CASE("Autotune.Confirmation.noisy_neighbours_are_separated") {
@@ -184,7 +219,10 @@ TEST_CASE("Autotune.Confirmation.bimodal_candidate_is_judged_by_its_median") {
                     [] { return false; });
   CHECK(outcome.chosen == 1);
   CHECK(outcome.tied == 2);
-  CHECK(outcome.rounds == ConfirmOptions{}.max_rounds);
+  // Tied for sure once both intervals are within 5 % of the pick: the
+  // rounds stop there.
+  CHECK_FALSE(outcome.provisional);
+  CHECK(outcome.rounds < ConfirmOptions{}.max_rounds);
 }
 
 TEST_CASE("Autotune.Confirmation.stops_at_the_deadline_and_drops_failures") {

@@ -61,6 +61,8 @@ ProfileEntry entry(const TunableKernel& kernel, Extent problem, std::int64_t blo
   result.seconds = 1e-3;
   result.default_seconds = 4e-3;
   result.noise = 0.25;
+  result.provisional = true;
+  result.runners_up = {{{{"BLOCK", 32}, {"UNROLL", 1}}, 1.1e-3}};
   result.staged_on_host = {"particles"};
   result.strategy = "annealing";
   result.evaluations = 12;
@@ -112,6 +114,10 @@ TEST_CASE("Autotune.Profile.json_round_trip") {
   CHECK(first.seconds == doctest::Approx(1e-3));
   CHECK(first.default_seconds == doctest::Approx(4e-3));
   CHECK(first.noise == doctest::Approx(0.25));
+  CHECK(first.provisional);
+  REQUIRE(first.runners_up.size() == 1);
+  CHECK(first.runners_up[0].configuration == std::map<std::string, std::int64_t>{{"BLOCK", 32}, {"UNROLL", 1}});
+  CHECK(first.runners_up[0].seconds == doctest::Approx(1.1e-3));
   CHECK(first.staged_on_host == std::vector<std::string>{"particles"});
   CHECK(first.strategy == "annealing");
   CHECK(first.evaluations == 12);
@@ -136,6 +142,7 @@ TEST_CASE("Autotune.Profile.lookup_falls_back_device_architecture_vendor_default
   CHECK(choice.match == ProfileMatch::device);
   CHECK(choice.configuration == alloy::Configuration{128, 4});
   CHECK(choice.file == ProfileStore::file_for(folder.path, exact));
+  CHECK(choice.provisional);  // a starting point, as the entry says
 
   choice = store.lookup(sibling, kernel, Extent(4096));
   CHECK(choice.match == ProfileMatch::architecture);
@@ -272,6 +279,10 @@ TEST_CASE("Autotune.Profile.hostile_values_rejected") {
       with("\"evaluations\": 12", "\"evaluations\": -12"),
       with("\"noise\": 0.25", "\"noise\": -0.25"),
       with("\"noise\": 0.25", "\"noise\": \"high\""),
+      with("\"provisional\": true", "\"provisional\": 1"),
+      with("\"runners_up\": [", "\"runners_up\": 3, \"ignored\": ["),
+      with("\"BLOCK\": 32", "\"BLOCK\": \"32\""),
+      with("\"seconds\": 0.0011", "\"seconds\": -0.0011"),
       with("\"particles\"", "7"),
       with("\"staged_on_host\": [", "\"staged_on_host\": \"particles\", \"ignored\": ["),
       std::string(17u << 20, ' '),
@@ -283,6 +294,10 @@ TEST_CASE("Autotune.Profile.hostile_values_rejected") {
   const alloy::ProfileParse older = alloy::parse_profile(with("\"noise\": 0.25,", ""));
   REQUIRE_MESSAGE(older.profile, older.error);
   CHECK(older.profile->entries[0].noise == 0.0);
+  // ... and from before provisional entries, as settled ones.
+  const alloy::ProfileParse settled = alloy::parse_profile(with("\"provisional\": true,", ""));
+  REQUIRE_MESSAGE(settled.profile, settled.error);
+  CHECK_FALSE(settled.profile->entries[0].provisional);
   for (const std::string& text : hostile) {
     const alloy::ProfileParse parsed = alloy::parse_profile(text);
     CAPTURE(text.substr(0, 200));

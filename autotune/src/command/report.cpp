@@ -36,10 +36,11 @@ std::string percent(double fraction) { return std::to_string(int(std::lround(fra
 
 // "8 rounds, tied 2, noise 4 %": how sure the pick is.
 std::string confirmed(const TuningResult& result) {
-  if (result.confirmation_rounds == 0) return "-";
+  if (result.confirmation_rounds == 0) return result.provisional ? "none, provisional" : "-";
   std::string text = std::to_string(result.confirmation_rounds) + " rounds";
   if (result.tied > 1) text += ", tied " + std::to_string(result.tied);
   if (result.noise) text += ", noise " + percent(*result.noise);
+  if (result.provisional) text += ", provisional";
   return text;
 }
 
@@ -109,6 +110,11 @@ std::string format_table(const std::vector<ReportRow>& rows) {
     else table += why_nothing_was_found(rows[i].result);
     table += layouts(rows[i].result);
     if (!rows[i].result.overrun.empty()) table += "    time: " + rows[i].result.overrun + '\n';
+    if (rows[i].result.provisional && rows[i].result.best) {
+      table += "    provisional: " + std::to_string(rows[i].result.runners_up.size()) +
+               " other configurations could not be told apart from the best on the device as it was; the "
+               "profile marks the entry provisional, so tune again when the device is idle\n";
+    }
     if (rows[i].result.noise && *rows[i].result.noise > noisy) {
       table += "    noise: the default's time moved " + percent(*rows[i].result.noise) +
                " between rounds; the device was busy, so tune again when it is idle\n";
@@ -131,6 +137,10 @@ std::string format_json(const std::vector<ReportRow>& rows) {
     }
     nlohmann::json problem = nlohmann::json::array();
     for (unsigned d = 0; d < r.problem.dimensions; ++d) problem.push_back(r.problem[d]);
+    nlohmann::json runners_up = nlohmann::json::array();
+    for (const auto& [configuration, seconds] : r.runners_up) {
+      runners_up.push_back({{"configuration", configuration}, {"seconds", seconds}});
+    }
     results.push_back({{"kernel", r.kernel},
                        {"problem", problem},
                        {"device", r.device},
@@ -154,6 +164,8 @@ std::string format_json(const std::vector<ReportRow>& rows) {
                        {"confirmation_rounds", r.confirmation_rounds},
                        {"tied", r.tied},
                        {"noise", r.noise ? nlohmann::json(*r.noise) : nullptr},
+                       {"provisional", r.provisional},
+                       {"runners_up", runners_up},
                        {"profile", row.profile_file},
                        {"error", row.error}});
   }

@@ -31,6 +31,19 @@ struct ProfileEntry {
   /// rounds (relative standard deviation): above 0.1 the entry was measured
   /// on a busy device. 0 when unknown.
   double noise = 0;
+  /// The tuner could not tell this configuration from its runners-up on the
+  /// device as it was (too noisy, or the budget ended the confirmation): a
+  /// best guess to start from, not a finding. Tuning again on an idle
+  /// device settles it.
+  bool provisional = false;
+  /// A configuration the tuner could not tell this one from, and its
+  /// confirmed median time.
+  struct RunnerUp {
+    std::map<std::string, std::int64_t> configuration;
+    double seconds = 0;
+    bool operator==(const RunnerUp&) const = default;
+  };
+  std::vector<RunnerUp> runners_up;
   /// For kernels with layout arguments: converting them into the
   /// configuration's layouts and back, per launch. Part of `seconds` unless
   /// `layouts_persist` (the tuner was told the layouts outlive many launches).
@@ -99,6 +112,9 @@ struct TunedChoice {
   std::optional<double> seconds;
   /// ProfileEntry::staged_on_host of the entry; empty for the defaults.
   std::vector<std::string> staged_on_host;
+  /// ProfileEntry::provisional of the entry: a starting point, which a
+  /// caller that can measure should not take as settled.
+  bool provisional = false;
 };
 
 /// The profiles in a folder (every `*.json` in it) or one file, read on first

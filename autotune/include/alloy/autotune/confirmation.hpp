@@ -48,13 +48,19 @@ struct ConfirmationOutcome {
   /// Candidates tied with the fastest median, the chosen one included (1:
   /// it is faster than every other).
   std::size_t tied = 1;
+  /// The rounds could not tell the pick from some candidate still in: their
+  /// intervals overlap and reach past the 5 % tie margin (or the budget
+  /// ended the rounds before min_rounds). The pick is the best guess, not
+  /// a finding.
+  bool provisional = false;
 };
 
 /// Among the candidates not dropped, those tied with the fastest median
 /// (within 5 % of it): the only one, or, when several are tied, never the
-/// default over a candidate not shown to be slower, then the fewest
-/// parameters changed from the default, then the lowest median. `separation_tried` false (the budget ended the rounds before
-/// min_rounds): the lowest median, the default still last.
+/// default over a candidate not shown to be slower, then the lowest
+/// median, then the fewest parameters changed from the default.
+/// `separation_tried` false (the budget ended the rounds before
+/// min_rounds) makes the pick provisional.
 ConfirmationOutcome choose_confirmed(const std::vector<ConfirmationCandidate>& candidates,
                                      bool separation_tried = true);
 
@@ -62,8 +68,9 @@ ConfirmationOutcome choose_confirmed(const std::vector<ConfirmationCandidate>& c
 /// rotates, through `time_once(candidate, round)` (nothing: it failed this
 /// time, and is dropped). From `min_rounds` on, a candidate whose interval
 /// lies wholly above the fastest median's interval is dropped. Stops when
-/// one is left, at `max_rounds`, or when `out_of_time()` says so (checked
-/// before each timing), then chooses.
+/// one is left, when every one left is tied for sure with the fastest (both
+/// intervals within the tie margin), at `max_rounds`, or when
+/// `out_of_time()` says so (checked before each timing), then chooses.
 ConfirmationOutcome confirm(std::vector<ConfirmationCandidate>& candidates, const ConfirmOptions& options,
                             const std::function<std::optional<double>(std::size_t candidate, unsigned round)>& time_once,
                             const std::function<bool()>& out_of_time);

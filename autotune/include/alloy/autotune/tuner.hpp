@@ -100,6 +100,14 @@ struct TuningResult {
   /// Relative standard deviation of the default's confirmation rounds: how
   /// much the device's timings moved during the run (nothing unconfirmed).
   std::optional<double> noise;
+  /// The confirmation could not tell the best from some other candidate
+  /// (ConfirmationOutcome::provisional), or the budget left it no round:
+  /// the profile entry is written provisional.
+  bool provisional = false;
+  /// The candidates still in at the end besides the best, with their
+  /// confirmed medians, fastest first: what a provisional pick was not
+  /// told apart from.
+  std::vector<std::pair<Configuration, double>> runners_up;
 };
 
 /// Tunes `target` for `problem` on `device`. Measurements already in `log`
