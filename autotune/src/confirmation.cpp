@@ -60,7 +60,7 @@ bool resolved(const std::vector<ConfirmationCandidate>& candidates, const std::v
 
 std::vector<ConfirmationCandidate> confirmation_candidates(const std::vector<Measurement>& measurements,
                                                            const Configuration& defaults,
-                                                           const ConfirmOptions& options) {
+                                                           const ConfirmOptions& options, double drift) {
   std::vector<const Measurement*> ok;
   for (const Measurement& measurement : measurements) {
     if (measurement.outcome == Outcome::ok) ok.push_back(&measurement);
@@ -68,13 +68,14 @@ std::vector<ConfirmationCandidate> confirmation_candidates(const std::vector<Mea
   std::vector<ConfirmationCandidate> candidates;
   if (ok.empty()) return candidates;
   std::stable_sort(ok.begin(), ok.end(), [](const Measurement* a, const Measurement* b) { return a->seconds < b->seconds; });
-  const double best_high = std::max(ok.front()->high, ok.front()->seconds);
+  const double best_high = std::max(ok.front()->high, ok.front()->seconds) * (1.0 + std::max(drift, 0.0));
   bool have_default = false;
   for (const Measurement* measurement : ok) {
     const bool is_default = measurement->configuration == defaults;
-    const bool overlaps = std::min(measurement->low, measurement->seconds) <= best_high;
     const std::size_t others = candidates.size() - (have_default ? 1 : 0);
-    if (!is_default && (!overlaps || others >= options.max_candidates)) continue;
+    const bool overlaps = std::min(measurement->low, measurement->seconds) <= best_high;
+    const bool among_fastest = others < options.min_candidates;
+    if (!is_default && ((!overlaps && !among_fastest) || others >= options.max_candidates)) continue;
     if (is_default && have_default) continue;
     have_default = have_default || is_default;
     candidates.push_back({measurement->configuration, is_default, distance(measurement->configuration, defaults), {}, false});

@@ -44,7 +44,8 @@ void confirm_best(Evaluator& evaluator, const TuneOptions& options, const Config
                   const std::vector<Measurement>& measurements, std::optional<Clock::time_point> deadline,
                   const std::function<void(const Measurement&)>& log_round, TuningResult& result) {
   if (!options.confirm.enabled || !result.best_seconds) return;
-  std::vector<ConfirmationCandidate> candidates = confirmation_candidates(measurements, defaults, options.confirm);
+  std::vector<ConfirmationCandidate> candidates =
+      confirmation_candidates(measurements, defaults, options.confirm, result.drift.value_or(0.0));
   // A few runs per sample while runs are short, so one sample is not one
   // launch's jitter; long runs are steady enough on their own.
   const std::size_t runs = *result.best_seconds < 0.05 ? 3 : 1;
@@ -197,6 +198,20 @@ TuningResult tune(Runtime& runtime, Device& device, const TuningTarget& target, 
     }
   };
 
+  // The default's times across the search: how far the device drifts.
+  std::vector<double> default_times;
+  if (result.default_seconds) default_times.push_back(*result.default_seconds);
+  std::size_t since_retime = 0;
+  auto retime_default = [&] {
+    if (default_times.empty()) return;  // the default did not run correctly
+    // A few runs per sample while runs are short, as the confirmation takes.
+    const std::optional<double> seconds = evaluator.retime(defaults, default_times.front() < 0.05 ? 3 : 1);
+    if (!seconds) return;
+    default_times.push_back(*seconds);
+    const auto [fastest, slowest] = std::minmax_element(default_times.begin(), default_times.end());
+    result.drift = (*slowest - *fastest) / summarize(default_times).median;
+  };
+
   // Budgets are checked between steps (compiling and measuring a
   // candidate), and neither a compile nor a run can be cut short: the search
   // does not start a step that its longest one so far says would not fit.
@@ -228,6 +243,10 @@ TuningResult tune(Runtime& runtime, Device& device, const TuningTarget& target, 
     const std::size_t point = pending.front();
     pending.pop_front();
     measure_and_log(space.configuration(point), point);
+    if (options.retime_default_every > 0 && ++since_retime >= options.retime_default_every) {
+      since_retime = 0;
+      retime_default();
+    }
     longest_step = std::max(longest_step, seconds_since(step_start));
   }
   evaluator.wait_for_compiles();

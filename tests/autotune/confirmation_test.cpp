@@ -82,7 +82,7 @@ TEST_CASE("Autotune.Statistics.median_interval_holds_the_median") {
   }
 }
 
-TEST_CASE("Autotune.Confirmation.candidates_overlap_the_best_and_include_the_default") {
+TEST_CASE("Autotune.Confirmation.candidates_are_the_fastest_and_those_within_drift_of_the_best_with_the_default") {
   const Configuration defaults{0};
   const std::vector<Measurement> measured = {
       ok_measurement({0}, 5.0, 4.9, 5.1),   // the default, far slower
@@ -102,6 +102,16 @@ TEST_CASE("Autotune.Confirmation.candidates_overlap_the_best_and_include_the_def
   CHECK(candidates.back().is_default);
   CHECK(candidates.back().distance_to_default == 0);
   CHECK(candidates.front().distance_to_default == 1);
+  // The device drifted by 20 % during the search: configuration 3 (its
+  // interval from 1.1) may be as fast as the best (to 1.05 x 1.2 = 1.26).
+  picked.clear();
+  for (const ConfirmationCandidate& c : confirmation_candidates(measured, defaults, options, 0.2)) {
+    picked.push_back(c.configuration[0]);
+  }
+  CHECK(picked == std::vector<std::int64_t>{1, 4, 2, 3, 0});
+  // The fastest four besides the default, whatever their intervals.
+  options.min_candidates = 4;
+  CHECK(confirmation_candidates(measured, defaults, options).size() == 5);
   options.max_candidates = 1;
   candidates = confirmation_candidates(measured, defaults, options);
   REQUIRE(candidates.size() == 2);

@@ -261,6 +261,7 @@ TEST_CASE("Autotune.Tuner.histogram_of_skewed_bytes_with_a_64_bit_size") {
     autotune::ResultsLog log({});
     autotune::TuneOptions options;
     options.strategy = "exhaustive";
+    options.retime_default_every = 4;
     const autotune::TuningResult result =
         autotune::tune(runtime(), device, target, Extent((std::size_t{1} << 20) + 5), options, log);
     // Every configuration counts right, with bins reset before each timed
@@ -268,6 +269,11 @@ TEST_CASE("Autotune.Tuner.histogram_of_skewed_bytes_with_a_64_bit_size") {
     CHECK(result.outcomes.at(Outcome::ok) == 9);
     CHECK(result.evaluations == 9);
     REQUIRE(result.best);
+    // The default was timed again during the search (after the 4th and 8th
+    // of the others): the drift is measured. Without re-timing it is not.
+    REQUIRE(result.drift);
+    CHECK(*result.drift >= 0.0);
+    CHECK(result.evaluations == 9);
     // An int size argument would be refused, not truncated.
     autotune::TuningTarget narrow = target;
     narrow.harness.arguments[0] = HarnessArgument::dimension(0, ScalarType::i32);

@@ -119,6 +119,10 @@ std::string format_table(const std::vector<ReportRow>& rows) {
       table += "    noise: the default's time moved " + percent(*rows[i].result.noise) +
                " between rounds; the device was busy, so tune again when it is idle\n";
     }
+    if (rows[i].result.drift && *rows[i].result.drift > noisy) {
+      table += "    drift: the default's time moved " + percent(*rows[i].result.drift) +
+               " across the search; the device's load changed while it ran\n";
+    }
   }
   return table;
 }
@@ -164,6 +168,7 @@ std::string format_json(const std::vector<ReportRow>& rows) {
                        {"confirmation_rounds", r.confirmation_rounds},
                        {"tied", r.tied},
                        {"noise", r.noise ? nlohmann::json(*r.noise) : nullptr},
+                       {"drift", r.drift ? nlohmann::json(*r.drift) : nullptr},
                        {"provisional", r.provisional},
                        {"runners_up", runners_up},
                        {"profile", row.profile_file},

@@ -20,6 +20,11 @@ struct ConfirmOptions {
   unsigned max_rounds = 25;
   /// Candidates besides the default, fastest first, when more overlap the best.
   std::size_t max_candidates = 8;
+  /// The fastest this many besides the default are confirmed even where
+  /// their intervals do not overlap the best's: a search's one measurement
+  /// of each, minutes apart on a busy device, can be off by more than its
+  /// own interval says.
+  std::size_t min_candidates = 3;
   /// Share of a wall-time budget kept for confirming: the search stops
   /// when the rest is spent, and rounds stop at the budget's end.
   double budget_share = 0.15;
@@ -34,13 +39,15 @@ struct ConfirmationCandidate {
   bool dropped = false;         ///< separated as slower than the best
 };
 
-/// The search's measurements worth confirming: every ok one whose interval
-/// overlaps the fastest one's (at most `max_candidates`, fastest first), and
-/// the default, which is always confirmed so its time is measured beside the
-/// pick. Nothing when no measurement is ok.
+/// The search's measurements worth confirming, fastest first: the fastest
+/// `min_candidates`, then every ok one whose interval overlaps the fastest
+/// one's widened by `drift` (how far the device's times moved during the
+/// search, as a fraction), at most `max_candidates` in all; and the default,
+/// which is always confirmed so its time is measured beside the pick.
+/// Nothing when no measurement is ok.
 std::vector<ConfirmationCandidate> confirmation_candidates(const std::vector<Measurement>& measurements,
                                                            const Configuration& defaults,
-                                                           const ConfirmOptions& options);
+                                                           const ConfirmOptions& options, double drift = 0.0);
 
 struct ConfirmationOutcome {
   std::size_t chosen = 0;  ///< index into the candidates

@@ -54,6 +54,11 @@ struct TuneOptions {
   /// Neighbours in the ranking are often closer than a device drifts over
   /// minutes.
   ConfirmOptions confirm;
+  /// The default is timed again after every this many measurements of the
+  /// search (0: never): how far its time moves is the drift, which widens
+  /// the set confirmed (a busy device slows some measurements and not
+  /// others, minutes apart).
+  std::size_t retime_default_every = 10;
   /// Candidates compiled ahead; 0: as many as oneTBB has workers.
   std::size_t compile_window = 0;
   std::function<void(const TuningProgress&)> on_progress;
@@ -100,6 +105,10 @@ struct TuningResult {
   /// Relative standard deviation of the default's confirmation rounds: how
   /// much the device's timings moved during the run (nothing unconfirmed).
   std::optional<double> noise;
+  /// How far the default's time moved across the search, (slowest −
+  /// fastest) ÷ median of its measurement and its re-timings
+  /// (TuneOptions::retime_default_every); nothing before a re-timing.
+  std::optional<double> drift;
   /// The confirmation could not tell the best from some other candidate
   /// (ConfirmationOutcome::provisional), or the budget left it no round:
   /// the profile entry is written provisional.
