@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "alloy/autotune/confirmation.hpp"
+#include "alloy/autotune/host_load.hpp"
 #include "alloy/autotune/statistics.hpp"
 #include "alloy/error.hpp"
 #include "alloy/log.hpp"
@@ -95,6 +96,7 @@ void confirm_best(Evaluator& evaluator, const TuneOptions& options, const Config
 TuningResult tune(Runtime& runtime, Device& device, const TuningTarget& target, Extent problem,
                   const TuneOptions& options, ResultsLog& log) {
   const Clock::time_point start = Clock::now();
+  const std::optional<CpuTimes> cpu_at_start = read_cpu_times();
   const SearchSpace space(target.kernel, problem, DeviceLimits::of(device.info()));
   // The wall time counts everything from here: the host reference, compiles
   // and the confirmation, for which the search leaves a share.
@@ -260,6 +262,9 @@ TuningResult tune(Runtime& runtime, Device& device, const TuningTarget& target, 
     result.best_staged_on_host = evaluator.staged_on_host(*result.best);
   }
   result.wall_seconds = seconds_since(start);
+  if (const std::optional<CpuTimes> cpu_at_end = read_cpu_times(); cpu_at_start && cpu_at_end) {
+    result.host_others = others_share(*cpu_at_start, *cpu_at_end);
+  }
   if (options.budget.wall_time && result.wall_seconds > 1.1 * options.budget.wall_time->count()) {
     char text[160];
     std::snprintf(text, sizeof text,

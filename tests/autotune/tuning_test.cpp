@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "alloy/autotune/evaluator.hpp"
+#include "alloy/autotune/host_load.hpp"
 #include "alloy/autotune/tuner.hpp"
 #include "embedded/tuning_faults_source.hpp"
 #include "support/build_paths.hpp"
@@ -372,6 +373,50 @@ TEST_CASE("Autotune.Command.dry_run_writes_nothing") {
   CHECK(result["resumed"] == 3);
   CHECK(read_text(log) == logged);
   CHECK(!std::filesystem::exists(profiles));
+}
+
+/// Processes that keep every core of the machine busy until they go.
+struct BusyProcesses {
+  std::vector<pid_t> children;
+  BusyProcesses() {
+    const long cores = std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
+    for (long i = 0; i < cores; ++i) {
+      const pid_t child = ::fork();
+      if (child == 0) {
+        for (volatile std::uint64_t spin = 0;; spin = spin + 1) {
+        }
+      }
+      if (child > 0) children.push_back(child);
+    }
+  }
+  ~BusyProcesses() {
+    for (const pid_t child : children) ::kill(child, SIGKILL);
+    for (const pid_t child : children) ::waitpid(child, nullptr, 0);
+  }
+};
+
+TEST_CASE("Autotune.Command.a_busy_machine_is_named_before_and_after_measuring") {
+  const std::optional<std::string> device_index = command_device();
+  if (!device_index) return;
+  if (selected_devices()[0]->info().type != DeviceType::cpu) {
+    skip("the warning before measuring is for CPU devices, which share the cores with the load");
+    return;
+  }
+  TemporaryFolder folder;
+  CommandRun run;
+  {
+    const BusyProcesses load;  // a process per core, spinning
+    run = run_autotune({"--kernel", "alloy.triad", "--size", "65536", "--device", *device_index, "--strategy",
+                        "random", "--budget-evaluations", "2", "--log", (folder.path / "log.jsonl").string(),
+                        "--profile-dir", (folder.path / "profiles").string(), "--json"},
+                       folder.path);
+  }
+  INFO(run.output, run.errors);
+  CHECK(run.status == 0);
+  CHECK(run.errors.find("autotune: other processes are using ") != std::string::npos);
+  const nlohmann::json result = nlohmann::json::parse(run.output)["results"][0];
+  REQUIRE(result["host_others_share"].is_number());
+  CHECK(result["host_others_share"].get<double>() > autotune::busy_host_share);
 }
 
 TEST_CASE("Autotune.Command.compiler_output_goes_to_a_file_not_the_terminal") {

@@ -1,11 +1,15 @@
 // The `autotune` command: picks devices, kernels and sizes, tunes each, writes
 // profiles, prints the table.
+#include <chrono>
+#include <cmath>
 #include <csignal>
 #include <iostream>
+#include <thread>
 #include <map>
 #include <set>
 
 #include "alloy/autotune/capture_target.hpp"
+#include "alloy/autotune/host_load.hpp"
 #include "alloy/autotune/registry.hpp"
 #include "alloy/error.hpp"
 #include "alloy/profile.hpp"
@@ -80,6 +84,24 @@ std::vector<Extent> problems_for(const TuningTarget& target, const std::vector<s
   return problems;
 }
 
+// A CPU device shares the cores with every other process: before measuring,
+// a quarter of a second says whether others are busy on them.
+void warn_if_the_host_is_busy(const std::vector<Device*>& devices) {
+  const auto cpu = std::find_if(devices.begin(), devices.end(),
+                                [](const Device* device) { return device->info().type == DeviceType::cpu; });
+  if (cpu == devices.end()) return;
+  const std::optional<CpuTimes> before = read_cpu_times();
+  std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  const std::optional<CpuTimes> after = read_cpu_times();
+  if (!before || !after) return;
+  const double share = others_share(*before, *after);
+  if (share <= busy_host_share) return;
+  std::cerr << "autotune: other processes are using " << std::lround(share * 100)
+            << " % of this machine's CPU time; " << (*cpu)->label()
+            << " shares the cores with them, so its times will move with their load: tune when the machine "
+               "is idle, or read the table's busy and provisional notes\n";
+}
+
 void list_targets(const std::vector<TuningTarget>& targets) {
   for (const TuningTarget& target : targets) {
     std::string problems;
@@ -145,6 +167,7 @@ int run(const CommandOptions& options) {
   ResultsLog log(options.log_file.empty() ? profile_dir / "tuning-log.jsonl" : options.log_file,
                  options.dry_run ? ResultsLog::Writes::none : ResultsLog::Writes::append);
 
+  warn_if_the_host_is_busy(devices);  // on the terminal, before stderr is captured
   // The compiler's own lines go beside the log, not over the progress line;
   // a dry run keeps no file.
   StderrCapture compiler_output(options.dry_run ? std::filesystem::path()

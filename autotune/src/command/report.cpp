@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "alloy/autotune/host_load.hpp"
 #include "progress_display.hpp"
 
 namespace alloy::autotune::command {
@@ -119,6 +120,10 @@ std::string format_table(const std::vector<ReportRow>& rows) {
       table += "    noise: the default's time moved " + percent(*rows[i].result.noise) +
                " between rounds; the device was busy, so tune again when it is idle\n";
     }
+    if (rows[i].result.host_others && *rows[i].result.host_others > busy_host_share) {
+      table += "    busy: other processes used " + percent(*rows[i].result.host_others) +
+               " of this machine's CPU time while this ran; tune again when the machine is idle\n";
+    }
     if (rows[i].result.drift && *rows[i].result.drift > noisy) {
       table += "    drift: the default's time moved " + percent(*rows[i].result.drift) +
                " across the search; the device's load changed while it ran\n";
@@ -169,6 +174,7 @@ std::string format_json(const std::vector<ReportRow>& rows) {
                        {"tied", r.tied},
                        {"noise", r.noise ? nlohmann::json(*r.noise) : nullptr},
                        {"drift", r.drift ? nlohmann::json(*r.drift) : nullptr},
+                       {"host_others_share", r.host_others ? nlohmann::json(*r.host_others) : nullptr},
                        {"provisional", r.provisional},
                        {"runners_up", runners_up},
                        {"profile", row.profile_file},

@@ -109,6 +109,9 @@ struct TuningResult {
   /// fastest) ÷ median of its measurement and its re-timings
   /// (TuneOptions::retime_default_every); nothing before a re-timing.
   std::optional<double> drift;
+  /// The share of the machine's CPU time that other processes used while
+  /// this ran (others_share); nothing where /proc cannot be read.
+  std::optional<double> host_others;
   /// The confirmation could not tell the best from some other candidate
   /// (ConfirmationOutcome::provisional), or the budget left it no round:
   /// the profile entry is written provisional.
