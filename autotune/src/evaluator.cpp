@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <map>
 #include <sstream>
 #include <thread>
@@ -127,15 +128,23 @@ struct Evaluator::State {
     return double(nanoseconds) * 1e-9;
   }
 
-  // Waits for `event` up to the timeout; false when it took longer. The run
+  // How long a first run may take: the fixed timeout, or, once something
+  // ran, a multiple of the best so far widened by the default's spread.
+  double time_limit(std::optional<double> best_seconds) const {
+    if (!best_seconds) return options.timeout_seconds;
+    const double scaled = options.timeout_over_best * *best_seconds * (1.0 + noise.value_or(0.0));
+    return std::min(options.timeout_seconds, std::max(options.min_timeout_seconds, scaled));
+  }
+
+  // Waits for `event` up to `limit_seconds`; false when it took longer. The run
   // cannot be stopped, so on timeout this still waits for it to end. It
   // polls, sleeping a little longer each time (at most 2 ms): a helper
   // thread per run could still be exiting when the program ends, which
   // LeakSanitizer's exit check does not survive.
-  bool wait_within_timeout(const std::shared_ptr<Event>& event) {
+  bool wait_within_timeout(const std::shared_ptr<Event>& event, double limit_seconds) {
     const auto deadline = std::chrono::steady_clock::now() +
                           std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                              std::chrono::duration<double>(options.timeout_seconds));
+                              std::chrono::duration<double>(limit_seconds));
     auto pause = std::chrono::microseconds(20);
     bool in_time = true;
     while (!event->is_complete()) {
@@ -189,10 +198,11 @@ Evaluator::Evaluator(Runtime& runtime, Device& device, const TuningTarget& targe
     : state_(std::make_unique<State>(runtime, device, target, problem, options)) {
   target.kernel.validate();
   if (options.min_repetitions < 1 || options.max_repetitions < options.min_repetitions ||
-      !(options.timeout_seconds > 0) || !(options.hopeless_factor >= 1)) {
+      !(options.timeout_seconds > 0) || !(options.hopeless_factor >= 1) || !(options.timeout_over_best >= 1) ||
+      !(options.min_timeout_seconds > 0)) {
     throw InvalidArgument("tuning " + target.kernel.name +
                           ": measuring needs 1 <= min_repetitions <= max_repetitions, a positive "
-                          "timeout and a hopeless factor of at least 1");
+                          "timeout and least timeout, and hopeless and timeout factors of at least 1");
   }
   for (const TunableKernel& pass : state_->pass_kernels) pass.validate();
   const Harness& harness = target.harness;
@@ -264,10 +274,13 @@ Measurement Evaluator::State::run(const Configuration& configuration, bool captu
     const alloy::detail::HandledErrorScope handled;
     data.write_all(*queue, configuration);
     const std::vector<std::shared_ptr<Event>> first = launch(passes);
-    if (!wait_within_timeout(first.back())) {  // the queue runs them in order
+    const double limit = time_limit(best_seconds);
+    if (!wait_within_timeout(first.back(), limit)) {  // the queue runs them in order
       queue->finish();
-      return failed(configuration, Outcome::timeout,
-                    "one run took longer than " + std::to_string(options.timeout_seconds) + " s");
+      char why[160];
+      std::snprintf(why, sizeof why, "one run took longer than %.3g s (%s)", limit,
+                    limit < options.timeout_seconds ? "the limit scaled from the best time so far" : "--timeout");
+      return failed(configuration, Outcome::timeout, why);
     }
     for (const std::shared_ptr<Event>& event : first) event->wait();  // rethrows a pass's failure
     first_seconds = seconds_of(first) + priced;

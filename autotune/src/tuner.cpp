@@ -162,6 +162,7 @@ TuningResult tune(Runtime& runtime, Device& device, const TuningTarget& target, 
     const Measurement measurement = evaluator.measure(configuration, result.best_seconds, search_deadline);
     log.append(key, target.kernel, measurement);
     take(measurement, point);
+    return measurement.outcome;
   };
 
   for (const Measurement& measurement : log.measurements(key, target.kernel)) {
@@ -244,12 +245,13 @@ TuningResult tune(Runtime& runtime, Device& device, const TuningTarget& target, 
     }
     const std::size_t point = pending.front();
     pending.pop_front();
-    measure_and_log(space.configuration(point), point);
+    const Outcome outcome = measure_and_log(space.configuration(point), point);
     if (options.retime_default_every > 0 && ++since_retime >= options.retime_default_every) {
       since_retime = 0;
       retime_default();
     }
-    longest_step = std::max(longest_step, seconds_since(step_start));
+    // A step cut by the time limit says nothing of the next one's length.
+    if (outcome != Outcome::timeout) longest_step = std::max(longest_step, seconds_since(step_start));
   }
   evaluator.wait_for_compiles();
   if (result.stopped_by != "interrupted") {

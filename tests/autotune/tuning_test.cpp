@@ -142,6 +142,28 @@ TEST_CASE("Autotune.Evaluator.failures_are_classified_and_tuning_goes_on") {
   });
 }
 
+TEST_CASE("Autotune.Evaluator.a_slow_candidate_is_cut_by_the_limit_scaled_from_the_best") {
+  for_each_device([](Device& device) {
+    // MODE=4 spins for about a second, far under the 10 s --timeout, but
+    // five times the best so far (a few milliseconds, at least 0.2 s) is less.
+    const autotune::TuningTarget target = fault_target(device);
+    TemporaryFolder folder;
+    autotune::ResultsLog log(folder.path / "log.jsonl");
+    autotune::TuneOptions options;
+    options.strategy = "exhaustive";
+    options.measure.timeout_over_best = 5;
+    const autotune::TuningResult result =
+        autotune::tune(runtime(), device, target, Extent(fault_items), options, log);
+    CHECK(result.outcomes.at(Outcome::timeout) == 2);
+    for (const nlohmann::json& line : log_lines(folder.path / "log.jsonl", false)) {
+      if (line["configuration"]["MODE"] != 4) continue;
+      CHECK(line["outcome"] == "timeout");
+      CHECK(line["detail"].get<std::string>().find("the limit scaled from the best time so far") !=
+            std::string::npos);
+    }
+  });
+}
+
 TEST_CASE("Autotune.Evaluator.default_is_reference_without_host_function") {
   for_each_device([](Device& device) {
     autotune::TuningTarget target = fault_target(device);

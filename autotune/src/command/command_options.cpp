@@ -99,7 +99,8 @@ ParsedCommand parse_command_line(int argc, char** argv) {
       ->capture_default_str()
       ->check(whole_number(3, 1000));
   app.add_option("--timeout", options.tune.measure.timeout_seconds,
-                 "seconds one run may take before it counts as a timeout")
+                 "seconds one run may take before it counts as a timeout; once a configuration has run, "
+                 "20 times the best time so far (at least 0.2 s) where that is less")
       ->capture_default_str()
       ->check(at_least(0, true));
   app.add_flag("--layouts-persist", options.tune.measure.layouts_persist,
