@@ -84,18 +84,24 @@ std::vector<nlohmann::json> log_lines(const std::filesystem::path& file, bool co
   return lines;
 }
 
+/// Every configuration of the fault target, in order, logged to `log_file`.
+autotune::TuningResult tune_every_fault(Device& device, const std::filesystem::path& log_file,
+                                        const autotune::MeasureOptions& measure) {
+  autotune::ResultsLog log(log_file);
+  autotune::TuneOptions options;
+  options.strategy = "exhaustive";
+  options.measure = measure;
+  return autotune::tune(runtime(), device, fault_target(device), Extent(fault_items), options, log);
+}
+
 }  // namespace
 
 TEST_CASE("Autotune.Evaluator.failures_are_classified_and_tuning_goes_on") {
   for_each_device([](Device& device) {
-    const autotune::TuningTarget target = fault_target(device);
     TemporaryFolder folder;
-    autotune::ResultsLog log(folder.path / "log.jsonl");
-    autotune::TuneOptions options;
-    options.strategy = "exhaustive";
-    options.measure.timeout_seconds = 0.25;
-    const autotune::TuningResult result =
-        autotune::tune(runtime(), device, target, Extent(fault_items), options, log);
+    autotune::MeasureOptions measure;
+    measure.timeout_seconds = 0.25;
+    const autotune::TuningResult result = tune_every_fault(device, folder.path / "log.jsonl", measure);
 
     CHECK(result.space_size == 10);
     CHECK(result.evaluations == 10);
@@ -135,6 +141,7 @@ TEST_CASE("Autotune.Evaluator.failures_are_classified_and_tuning_goes_on") {
     }
 
     // Outside the space: refused before any compiler sees it.
+    const autotune::TuningTarget target = fault_target(device);
     autotune::Evaluator evaluator(runtime(), device, target, Extent(fault_items));
     CHECK(evaluator.measure({0, 24}).outcome == Outcome::invalid);
     CHECK(evaluator.measure({0, 32}).outcome == Outcome::ok);
@@ -146,14 +153,10 @@ TEST_CASE("Autotune.Evaluator.a_slow_candidate_is_cut_by_the_limit_scaled_from_t
   for_each_device([](Device& device) {
     // MODE=4 spins for about a second, far under the 10 s --timeout, but
     // five times the best so far (a few milliseconds, at least 0.2 s) is less.
-    const autotune::TuningTarget target = fault_target(device);
     TemporaryFolder folder;
-    autotune::ResultsLog log(folder.path / "log.jsonl");
-    autotune::TuneOptions options;
-    options.strategy = "exhaustive";
-    options.measure.timeout_over_best = 5;
-    const autotune::TuningResult result =
-        autotune::tune(runtime(), device, target, Extent(fault_items), options, log);
+    autotune::MeasureOptions measure;
+    measure.timeout_over_best = 5;
+    const autotune::TuningResult result = tune_every_fault(device, folder.path / "log.jsonl", measure);
     CHECK(result.outcomes.at(Outcome::timeout) == 2);
     for (const nlohmann::json& line : log_lines(folder.path / "log.jsonl", false)) {
       if (line["configuration"]["MODE"] != 4) continue;
@@ -405,8 +408,8 @@ struct BusyProcesses {
     for (long i = 0; i < cores; ++i) {
       const pid_t child = ::fork();
       if (child == 0) {
-        for (volatile std::uint64_t spin = 0;; spin = spin + 1) {
-        }
+        volatile std::uint64_t spin = 0;
+        for (;;) spin = spin + 1;
       }
       if (child > 0) children.push_back(child);
     }
