@@ -48,23 +48,24 @@ autotune::TuningTarget counts_target() {
   return target;
 }
 
-// spin_work with WORK in {1, 2, 3, 4} units, the default 4; every
-// configuration's first run after its inputs are written is 12 units slower.
-// A unit is about a millisecond: a GPU runs the work-items side by side, a
-// CPU a few at a time.
-autotune::TuningTarget spin_target(const Device& device) {
+/// A kernel of tuning_checks.cl that spins, then writes out = 2 × in,
+/// with a third buffer of ints at zero that it keeps across runs; its
+/// spinning unit is `unit` iterations on a CPU and 267 times that on a GPU,
+/// which runs the work-items side by side.
+autotune::TuningTarget doubling_target(const Device& device, const std::string& kernel_name, int unit,
+                                       std::vector<TuningParameter> parameters, ScalarType kept) {
   autotune::TuningTarget target;
   TunableKernel& kernel = target.kernel;
-  kernel.name = "test.spin_work";
-  const char* unit = device.info().type == DeviceType::cpu ? "-DUNIT=1500" : "-DUNIT=400000";
-  kernel.source = {"tuning_checks.cl", std::string(alloy_kernels::tuning_checks_source), unit};
-  kernel.kernel_name = "spin_work";
-  kernel.parameters = {{"WORK", {1, 2, 3, 4}, 4, {}}};
+  kernel.name = "test." + kernel_name;
+  const int iterations = device.info().type == DeviceType::cpu ? unit : unit * 267;
+  kernel.source = {"tuning_checks.cl", std::string(alloy_kernels::tuning_checks_source),
+                   "-DUNIT=" + std::to_string(iterations)};
+  kernel.kernel_name = kernel_name;
+  kernel.parameters = std::move(parameters);
   kernel.launch = {{0, {}, {}, {16, {}, {}}}};
   target.harness.buffers = {HarnessBuffer::input("in", {1, {}, {0}}),
                             HarnessBuffer::checked_output("out", {1, {}, {0}}),
-                            HarnessBuffer::input("fresh", {1, {}, {0}}, HarnessBuffer::Fill::zeros,
-                                                 ScalarType::i32)};
+                            HarnessBuffer::input("kept", {1, {}, {0}}, HarnessBuffer::Fill::zeros, kept)};
   target.harness.arguments = {HarnessArgument::dimension(0), HarnessArgument::buffer(0),
                               HarnessArgument::buffer(1), HarnessArgument::buffer(2)};
   target.harness.reference = [](const Extent&, const std::vector<HostArray>& buffers,
@@ -74,6 +75,14 @@ autotune::TuningTarget spin_target(const Device& device) {
     for (std::size_t i = 0; i < in.size(); ++i) out[i] = 2.0f * in[i];
   };
   return target;
+}
+
+// spin_work with WORK in {1, 2, 3, 4} units, the default 4; every
+// configuration's first run after its inputs are written is 12 units slower.
+// A unit is about a millisecond: a GPU runs the work-items side by side, a
+// CPU a few at a time.
+autotune::TuningTarget spin_target(const Device& device) {
+  return doubling_target(device, "spin_work", 1500, {{"WORK", {1, 2, 3, 4}, 4, {}}}, ScalarType::i32);
 }
 
 // grow_work: 1 unit a run from a reset output, one more each run without.
@@ -92,6 +101,13 @@ autotune::TuningTarget grow_target(const Device& device) {
     for (float& value : expected[0].view<float>()) value = 1.0f;
   };
   return target;
+}
+
+// noisy_work with two equally fast VARIANTs, on what acts as a busy
+// device: every run takes 2 to 9 units, at random. A unit is a tenth of a
+// millisecond on a CPU.
+autotune::TuningTarget noisy_target(const Device& device) {
+  return doubling_target(device, "noisy_work", 150, {{"VARIANT", {0, 1}, 0, {}}}, ScalarType::u32);
 }
 
 // byte_histogram over skewed bytes (most of them a few values, so atomics
@@ -319,6 +335,32 @@ TEST_CASE("Autotune.Tuner.wall_time_budget_includes_reference_compiles_and_confi
     CHECK(elapsed <= 1.1 * budget);
     CHECK(result.wall_seconds <= elapsed);
     CHECK(result.overrun.empty());
+  });
+}
+
+TEST_CASE("Autotune.Tuner.a_noisy_device_gets_interleaved_rounds_and_a_provisional_entry") {
+  for_each_device([](Device& device) {
+    const autotune::TuningTarget target = noisy_target(device);
+    TemporaryFolder folder;
+    autotune::ResultsLog log(folder.path / "log.jsonl");
+    autotune::TuneOptions options;
+    options.strategy = "exhaustive";
+    const autotune::TuningResult result = autotune::tune(runtime(), device, target, Extent(16), options, log);
+    INFO(result.confirmation_rounds << " rounds, noise " << result.noise.value_or(-1));
+    REQUIRE(result.best);
+    // The two took turns, round after round, to the last round.
+    CHECK(result.confirmation_rounds == autotune::ConfirmOptions{}.max_rounds);
+    // Their times spread by a factor of up to 4.5: the rounds cannot tell
+    // them apart, and the entry says so, with the other as runner-up.
+    CHECK(result.provisional);
+    REQUIRE(result.runners_up.size() == 1);
+    CHECK(result.runners_up[0].first != *result.best);
+    const std::filesystem::path file =
+        autotune::record_in_profile(folder.path, device.info(), target, result, options);
+    const ProfileStore store(file);
+    const TunedChoice choice = store.lookup(device.info(), target.kernel, Extent(16));
+    CHECK(choice.match == ProfileMatch::device);
+    CHECK(choice.provisional);
   });
 }
 

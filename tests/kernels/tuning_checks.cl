@@ -10,6 +10,9 @@
 // device gives any configuration now and then.
 //
 // grow_work (below): a kernel that accumulates into its output.
+//
+// noisy_work (below): as if on a busy device, each run spins a different
+// number of units, drawn from a generator whose state outlives the run.
 
 #ifndef ERROR
 #define ERROR 0
@@ -68,4 +71,26 @@ KERNEL void grow_work(const int n, GLOBAL float* restrict out) {
 KERNEL void byte_histogram(const ulong n, GLOBAL const uchar* restrict in, GLOBAL int* restrict bins) {
   const ulong first = (ulong)get_global_id(0) * ITEMS;
   for (ulong i = first; i < first + ITEMS && i < n; ++i) atomic_add_int(&bins[in[i]], 1);
+}
+
+// noisy_work: out = 2 × in after 2 to 9 units of spinning, the same for
+// every work-item within a run and different from run to run: each
+// work-item steps its own copy of a generator (all start from 0, so the
+// copies agree), which the harness does not reset between runs. VARIANT
+// changes nothing: its configurations are equally fast, and only noise
+// tells them apart.
+#ifndef VARIANT
+#define VARIANT 0
+#endif
+
+KERNEL void noisy_work(const int n, GLOBAL const float* restrict in, GLOBAL float* restrict out,
+                       GLOBAL uint* restrict state) {
+  const int i = (int)get_global_id(0);
+  if (i >= n) return;
+  const uint drawn = state[i] * 1103515245u + 12345u;
+  state[i] = drawn;
+  const int units = 2 + (int)((drawn >> 16) % 8u) + VARIANT * 0;
+  float spin = in[i];
+  for (int k = 0; k < units * UNIT; ++k) spin = spin * 0.999999f + 1e-7f;
+  out[i] = in[i] * 2.0f + ((spin == 12345.0f) ? 1.0f : 0.0f);
 }
