@@ -201,8 +201,9 @@ Evaluator::Evaluator(Runtime& runtime, Device& device, const TuningTarget& targe
       !(options.timeout_seconds > 0) || !(options.hopeless_factor >= 1) || !(options.timeout_over_best >= 1) ||
       !(options.min_timeout_seconds > 0)) {
     throw InvalidArgument("tuning " + target.kernel.name +
-                          ": measuring needs 1 <= min_repetitions <= max_repetitions, a positive "
-                          "timeout and least timeout, and hopeless and timeout factors of at least 1");
+                          ": measuring needs 1 <= min_repetitions <= max_repetitions, positive "
+                          "timeout_seconds and min_timeout_seconds, and a hopeless_factor and "
+                          "timeout_over_best of at least 1");
   }
   for (const TunableKernel& pass : state_->pass_kernels) pass.validate();
   const Harness& harness = target.harness;
