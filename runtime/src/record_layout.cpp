@@ -31,9 +31,9 @@ void check_names(std::string_view what, const std::vector<std::string>& names) {
 void check_spans(const HostRecord& host, std::size_t count, std::size_t host_bytes, const RecordPlacement& placement,
                  std::size_t device_bytes) {
   host.validate();
-  if (host_bytes < count * host.size) {
-    throw InvalidArgument("record " + host.name + ": " + std::to_string(count) + " records need " +
-                          std::to_string(count * host.size) + " host bytes, the span has " +
+  if (host.size != 0 && count > host_bytes / host.size) {  // count * size could wrap
+    throw InvalidArgument("record " + host.name + ": " + std::to_string(count) + " records of " +
+                          std::to_string(host.size) + " bytes need more host bytes than the span's " +
                           std::to_string(host_bytes));
   }
   if (device_bytes < placement.bytes(count)) {
@@ -85,7 +85,9 @@ void HostRecord::validate() const {
   check_names("record " + name, names);
   for (const HostField& field : fields) {
     const std::size_t bytes = size_of(field.type);
-    if (field.offset + bytes > size || field.offset % bytes != 0) {
+    // Compared without adding, which an offset near 2^64 (from a damaged
+    // capture, say) would wrap past the end into the record.
+    if (bytes > size || field.offset > size - bytes || field.offset % bytes != 0) {
       throw InvalidArgument("record " + name + ": field '" + field.name + "' at offset " +
                             std::to_string(field.offset) + " does not lie aligned inside a " +
                             std::to_string(size) + "-byte record");

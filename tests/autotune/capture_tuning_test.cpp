@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <random>
 
 #include <nlohmann/json.hpp>
@@ -309,6 +310,9 @@ TEST_CASE("Autotune.Capture.mutated_descriptions_are_refused_or_tune_safely") {
     const std::string bytes = bytes_of(folder.path / capture_file_name("test.record_step", Extent(std::size_t(n))));
     const std::string description = description_of(bytes);
     const std::uint64_t seed = random_seed();  // ALLOY_TEST_SEED replays a run
+    // Said first, on stderr: a mutant that crashes the process ends it
+    // before any later message.
+    std::cerr << "Autotune.Capture fuzz: seed " << seed << " (replay with ALLOY_TEST_SEED=" << seed << ")\n";
     std::mt19937_64 random(seed);
     const std::filesystem::path file = folder.path / "mutated.alloycap";
     int refused = 0;

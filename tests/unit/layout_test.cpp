@@ -202,7 +202,14 @@ TEST_CASE("Unit.Layout.bad_descriptions_are_refused") {
   CHECK_THROWS_WITH_AS(pack_records(host, records, 4, b_as_float, device),
                        doctest::Contains("'b' is int on the host but float on the device"), InvalidArgument);
   const RecordPlacement fine(host.format(), {RecordLayout::Kind::soa, 1});
-  CHECK_THROWS_WITH_AS(pack_records(host, records, 5, fine, device), doctest::Contains("5 records need 40 host bytes"),
+  CHECK_THROWS_WITH_AS(pack_records(host, records, 5, fine, device),
+                       doctest::Contains("5 records of 8 bytes need more host bytes than the span's 32"),
+                       InvalidArgument);
+  // Counts and offsets near 2^64 do not wrap past the checks.
+  CHECK_THROWS_AS(pack_records(host, records, std::size_t{1} << 61, fine, device), InvalidArgument);
+  HostRecord wrapping = host;
+  wrapping.fields.push_back({"flag", ScalarType::u8, ~std::size_t{0}});
+  CHECK_THROWS_WITH_AS(wrapping.validate(), doctest::Contains("field 'flag' at offset 18446744073709551615"),
                        InvalidArgument);
   host.fields[1].offset = 6;
   CHECK_THROWS_WITH_AS(host.validate(), doctest::Contains("field 'b' at offset 6 does not lie aligned"),
