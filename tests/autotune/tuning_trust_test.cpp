@@ -300,11 +300,12 @@ TEST_CASE("Autotune.Tuner.histogram_of_skewed_bytes_with_a_64_bit_size") {
 TEST_CASE("Autotune.Tuner.wall_time_budget_includes_reference_compiles_and_confirmation") {
   for_each_device([](Device& device) {
     // The triad compiles fast, and its 40 configurations take longer to
-    // measure than the budget lasts. The budget is set from what the first
-    // step (the reference and the default, compiled cold) costs in this
-    // build: sanitizers make the host's share many times slower. Later
-    // steps cost less, slow configurations least, so the budget is a few
-    // first steps only.
+    // measure than the budget lasts. The budget is set from what this build
+    // costs here: the first step (the host reference and the default,
+    // compiled cold), which sanitizers make many times slower on the host,
+    // and a later step (another configuration), whose cost is mostly the
+    // device's. It covers the first step and about five later ones, so the
+    // search, which stops at 85 % of it, never reaches the end of the space.
     autotune::TuningTarget triad = builtin("alloy.triad");
     // A poor default work-group size, so that the search's pick is not the
     // default: the pick and the default are then both confirmed, and at
@@ -315,10 +316,19 @@ TEST_CASE("Autotune.Tuner.wall_time_budget_includes_reference_compiles_and_confi
     // whole space cannot be measured within the budget even when PoCL's
     // compile cache is warm and compiles cost nothing (2^22 could).
     const Extent size(std::size_t{1} << 24);
+    const auto seconds_since = [](std::chrono::steady_clock::time_point start) {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
     const auto calibration = std::chrono::steady_clock::now();
-    autotune::Evaluator(runtime(), device, triad, size).measure(triad.kernel.default_configuration());
-    const double step = std::chrono::duration<double>(std::chrono::steady_clock::now() - calibration).count();
-    const double budget = std::max(3.0, 4 * step);
+    autotune::Evaluator calibrating(runtime(), device, triad, size);
+    calibrating.measure(triad.kernel.default_configuration());
+    const double first_step = seconds_since(calibration);
+    Configuration other = triad.kernel.default_configuration();
+    other[0] = triad.kernel.parameters[0].values.back();  // the largest work-group
+    const auto later = std::chrono::steady_clock::now();
+    calibrating.measure(other);
+    const double later_step = seconds_since(later);
+    const double budget = std::max(3.0, first_step / 0.85 + 5 * later_step);
     autotune::ResultsLog log({});
     autotune::TuneOptions options;
     options.strategy = "random";
