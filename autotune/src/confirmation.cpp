@@ -158,7 +158,7 @@ ConfirmationOutcome confirm(std::vector<ConfirmationCandidate>& candidates, cons
     }
     // Tied for sure with the fastest: more rounds would not change the pick
     // by more than the tie margin.
-    if (resolved(candidates, summaries_of(candidates), *best)) break;
+    if (resolved(candidates, summaries, *best)) break;
   }
   ConfirmationOutcome outcome = choose_confirmed(candidates, rounds >= options.min_rounds);
   outcome.rounds = rounds;

@@ -286,10 +286,8 @@ TEST_CASE("Autotune.Tuner.histogram_of_skewed_bytes_with_a_64_bit_size") {
     CHECK(result.evaluations == 9);
     REQUIRE(result.best);
     // The default was timed again during the search (after the 4th and 8th
-    // of the others): the drift is measured. Without re-timing it is not.
+    // of the others): the drift is measured.
     REQUIRE(result.drift);
-    CHECK(*result.drift >= 0.0);
-    CHECK(result.evaluations == 9);
     // An int size argument would be refused, not truncated.
     autotune::TuningTarget narrow = target;
     narrow.harness.arguments[0] = HarnessArgument::dimension(0, ScalarType::i32);
