@@ -14,6 +14,7 @@
 #include "compile_ahead.hpp"
 #include "conversion_timing.hpp"
 #include "harness_data.hpp"
+#include "packed_matrices.hpp"
 
 namespace alloy::autotune {
 namespace {
@@ -52,7 +53,9 @@ struct Passes {
 struct Evaluator::State {
   Runtime& runtime;
   Device& device;
-  const TuningTarget& target;
+  // Undescribed matrix arguments taken as packed row-major, as the
+  // executor takes them.
+  const TuningTarget target;
   Extent problem;
   MeasureOptions options;
   DeviceLimits limits;
@@ -70,10 +73,11 @@ struct Evaluator::State {
   std::map<Configuration, Passes> retimed;
 
   State(Runtime& r, Device& d, const TuningTarget& t, Extent p, MeasureOptions o)
-      : runtime(r), device(d), target(t), problem(p), options(o),
-        limits(DeviceLimits::of(d.info())), queue(d.create_queue()), data(d, t, p), conversions(r, d, t, data), compiler(d) {
-    for (const HarnessPass& pass : t.harness.passes) {
-      TunableKernel kernel = t.kernel;
+      : runtime(r), device(d), target(detail::with_packed_matrices(t, p)), problem(p), options(o),
+        limits(DeviceLimits::of(d.info())), queue(d.create_queue()), data(d, target, p),
+        conversions(r, d, target, data), compiler(d) {
+    for (const HarnessPass& pass : target.harness.passes) {
+      TunableKernel kernel = target.kernel;
       kernel.kernel_name = pass.kernel_name;
       kernel.launch = pass.launch;
       pass_kernels.push_back(std::move(kernel));

@@ -115,8 +115,7 @@ TuningResult tune(Runtime& runtime, Device& device, const TuningTarget& target, 
   Evaluator evaluator(runtime, device, target, problem, options.measure);
   // Times with conversions amortized are not those with them priced: the
   // log keeps them apart.
-  const bool layout_arguments = std::any_of(target.harness.buffers.begin(), target.harness.buffers.end(),
-                                            [](const HarnessBuffer& buffer) { return buffer.host_layout.has_value(); });
+  const bool layout_arguments = !target.kernel.records.empty() || !target.kernel.matrices.empty();
   const std::string log_hash =
       target.kernel.source_hash() + (layout_arguments && options.measure.layouts_persist ? "+layouts_persist" : "");
   const LogKey key{target.kernel.name, log_hash, device.info().fingerprint(), problem};

@@ -308,14 +308,15 @@ INLINE size_t alloy_field_offset(int kind, size_t width, size_t block, size_t re
                                                         ALLOY_##p##_##f##_OFFSET,                 \
                                                         ALLOY_##p##_##f##_SIZE, (size_t)(i))))
 
-// order 0 row-major, 1 column-major (pitch: the length rounded up to pad),
-// 2 square tiles of tile x tile.
-INLINE size_t alloy_at2_index(int order, size_t pad, size_t tile, size_t rows, size_t columns, size_t r,
+// order 0 row-major, 1 column-major (pitch: the length rounded up to pad,
+// with odd 1 to an odd number of pads), 2 square tiles of tile x tile.
+INLINE size_t alloy_at2_pitch(size_t length, size_t pad, size_t odd) { return ((length + pad - 1) / pad | odd) * pad; }
+INLINE size_t alloy_at2_index(int order, size_t pad, size_t odd, size_t tile, size_t rows, size_t columns, size_t r,
                               size_t c) {
-  if (order == 0) return r * ((columns + pad - 1) / pad * pad) + c;
-  if (order == 1) return c * ((rows + pad - 1) / pad * pad) + r;
+  if (order == 0) return r * alloy_at2_pitch(columns, pad, odd) + c;
+  if (order == 1) return c * alloy_at2_pitch(rows, pad, odd) + r;
   return (r / tile * ((columns + tile - 1) / tile) + c / tile) * tile * tile + r % tile * tile + c % tile;
 }
 #define AT2(p, r, c)                                                                               \
-  (p)[alloy_at2_index(ALLOY_##p##_ORDER, ALLOY_##p##_PAD, ALLOY_##p##_TILE,                        \
+  (p)[alloy_at2_index(ALLOY_##p##_ORDER, ALLOY_##p##_PAD, ALLOY_##p##_ODD, ALLOY_##p##_TILE,       \
                       (size_t)(ALLOY_##p##_ROWS), (size_t)(ALLOY_##p##_COLUMNS), (size_t)(r), (size_t)(c))]

@@ -1,6 +1,7 @@
 // Capturing tunable kernel launches to files while a program runs.
 #include "launch_capture.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 #include <set>
@@ -87,7 +88,15 @@ std::shared_ptr<LaunchCapture::Pending> LaunchCapture::begin(const Task& task, c
     const BufferStorage& storage = *access.slice.storage;
     CapturedBuffer buffer;
     buffer.parameter = signature && a < signature->parameters.size() ? signature->parameters[a].name : "";
-    if (const HostLayout* host = storage.host_layout()) buffer.host = *host;
+    // A layout argument's host layout is the one its binding took (an
+    // undescribed matrix is packed row-major); others keep their own.
+    const auto layout_binding = std::find_if(call.layouts.begin(), call.layouts.end(),
+                                             [&](const LayoutBinding& b) { return b.access == *access_index; });
+    if (layout_binding != call.layouts.end()) {
+      buffer.host = *layout_binding->host;
+    } else if (const HostLayout* host = storage.host_layout()) {
+      buffer.host = *host;
+    }
     buffer.read = reads(access.mode);
     buffer.written = writes(access.mode);
     buffer.input.resize(storage.size());
@@ -97,8 +106,7 @@ std::shared_ptr<LaunchCapture::Pending> LaunchCapture::begin(const Task& task, c
     std::optional<Pending::ViewRead> view_read;
     for (const LayoutViews::Use& use : views) {
       if (use.access != *access_index || !use.view) continue;
-      const LayoutBinding& binding = *std::find_if(call.layouts.begin(), call.layouts.end(),
-                                                   [&](const LayoutBinding& b) { return b.access == use.access; });
+      const LayoutBinding& binding = *layout_binding;
       view_read.emplace();
       if (binding.matrix) {
         const MatrixArgument& declared = kernel.matrices[binding.declaration];

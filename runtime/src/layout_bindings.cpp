@@ -59,8 +59,8 @@ class Binder {
     return index;
   }
 
-  /// The described, whole-buffer access passed as `parameter`.
-  std::size_t described_access(const std::string& parameter) const {
+  /// The whole-buffer access passed as `parameter`.
+  std::size_t whole_access(const std::string& parameter) const {
     const TaskArgument& argument = kernel_.args[position(parameter)];
     if (!std::holds_alternative<std::size_t>(argument)) {
       throw InvalidArgument(prefix() + "layout argument '" + parameter + "' must be a buffer access");
@@ -71,12 +71,10 @@ class Binder {
       throw InvalidArgument(prefix() + "layout argument '" + parameter +
                             "' must access its whole buffer: a layout rearranges all of it");
     }
-    if (slice.storage->host_layout() == nullptr) {
-      throw InvalidArgument(prefix() + "the buffer passed as '" + parameter +
-                            "' has no host layout; describe it first (Buffer::describe)");
-    }
     return access;
   }
+
+  const BufferStorage& storage(std::size_t access) const { return *accesses_[access].slice.storage; }
 
   void check_size(const std::string& parameter, const std::string& size_parameter, std::uint64_t holds) const {
     const std::optional<std::uint64_t> value = integer_value(kernel_.args[position(size_parameter)]);
@@ -89,21 +87,26 @@ class Binder {
 
   LayoutBinding records(std::size_t declaration) const {
     const RecordArgument& argument = tunable_.records[declaration];
-    const std::size_t access = described_access(argument.parameter);
-    const BufferStorage& storage = *accesses_[access].slice.storage;
-    const auto* host = std::get_if<HostRecord>(storage.host_layout());
+    const std::size_t access = whole_access(argument.parameter);
+    const BufferStorage& buffer = storage(access);
+    if (buffer.host_layout() == nullptr) {
+      throw InvalidArgument(prefix() + "the buffer passed as '" + argument.parameter +
+                            "' has no host layout; describe its records first (Buffer::describe)");
+    }
+    const auto* host = std::get_if<HostRecord>(buffer.host_layout());
     if (host == nullptr) {
       throw InvalidArgument(prefix() + "'" + argument.parameter + "' takes records, its buffer is described as a matrix");
     }
     for (const FieldFormat& field : argument.fields) host->field_for(field);
-    check_size(argument.parameter, argument.count, storage.size() / host->size);
-    return {access, false, declaration};
+    check_size(argument.parameter, argument.count, buffer.size() / host->size);
+    return {access, false, declaration, std::make_shared<const HostLayout>(*host)};
   }
 
   LayoutBinding matrix(std::size_t declaration) const {
     const MatrixArgument& argument = tunable_.matrices[declaration];
-    const std::size_t access = described_access(argument.parameter);
-    const auto* host = std::get_if<HostMatrix>(accesses_[access].slice.storage->host_layout());
+    const std::size_t access = whole_access(argument.parameter);
+    if (storage(access).host_layout() == nullptr) return packed_matrix(declaration, access);
+    const auto* host = std::get_if<HostMatrix>(storage(access).host_layout());
     if (host == nullptr) {
       throw InvalidArgument(prefix() + "'" + argument.parameter + "' takes a matrix, its buffer is described as records");
     }
@@ -114,7 +117,35 @@ class Binder {
     }
     check_size(argument.parameter, argument.rows, host->rows);
     check_size(argument.parameter, argument.columns, host->columns);
-    return {access, true, declaration};
+    return {access, true, declaration, std::make_shared<const HostLayout>(*host)};
+  }
+
+  /// An undescribed buffer as a matrix: packed row-major, of the declared
+  /// element type and the rows and columns the task passes, which must
+  /// account for every byte.
+  LayoutBinding packed_matrix(std::size_t declaration, std::size_t access) const {
+    const MatrixArgument& argument = tunable_.matrices[declaration];
+    HostMatrix host;
+    host.rows = size_argument(argument.rows);
+    host.columns = size_argument(argument.columns);
+    host.element = argument.element;
+    const std::size_t bytes = storage(access).size();
+    const std::size_t element = size_of(argument.element);
+    if (host.columns != 0 ? bytes / element / host.columns != host.rows || bytes % (element * host.columns) != 0
+                          : bytes != 0) {
+      throw InvalidArgument(prefix() + "the buffer passed as '" + argument.parameter + "' holds " +
+                            std::to_string(bytes) + " bytes, not a packed " + std::to_string(host.rows) + " x " +
+                            std::to_string(host.columns) + " matrix of " + std::string(to_string(argument.element)) +
+                            " ('" + argument.rows + "' x '" + argument.columns +
+                            "'); pass such a buffer, or describe how it holds the matrix (Buffer::describe)");
+    }
+    return {access, true, declaration, std::make_shared<const HostLayout>(host)};
+  }
+
+  std::uint64_t size_argument(const std::string& parameter) const {
+    const std::optional<std::uint64_t> value = integer_value(kernel_.args[position(parameter)]);
+    if (!value) throw InvalidArgument(prefix() + "'" + parameter + "' must be a non-negative integer");
+    return *value;
   }
 
  private:

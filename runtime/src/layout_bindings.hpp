@@ -9,11 +9,13 @@
 namespace alloy::detail {
 
 /// The task's accesses that the kernel's records and matrices declarations
-/// name, found through the kernel's parameter names. Throws InvalidArgument,
-/// naming the parameter, when an argument there is not a buffer access of a
-/// whole described buffer (BufferStorage::describe) that fits the
-/// declaration, when a count, rows or columns argument does not match what
-/// the buffer holds, or when the task accesses that buffer a second time.
+/// name, found through the kernel's parameter names. A buffer passed for a
+/// matrix without a description (BufferStorage::describe) is taken as packed
+/// row-major. Throws InvalidArgument, naming the parameter, when an argument
+/// there is not a buffer access of a whole buffer that fits the declaration
+/// (records need a description), when a count, rows or columns argument does
+/// not match what the buffer holds, or when the task accesses that buffer a
+/// second time.
 std::vector<LayoutBinding> bind_layouts(const TunableKernel& tunable, const KernelWork& kernel,
                                         const std::vector<Access>& accesses);
 

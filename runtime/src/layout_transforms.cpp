@@ -93,7 +93,7 @@ LayoutTransform matrix_transform(const HostMatrix& host, const MatrixPlacement& 
   transform.view_bytes = placement.elements(host.rows, host.columns) * size_of(host.element);
   const bool same_order = (layout.kind == MatrixLayout::Kind::row_major && !host.column_major) ||
                           (layout.kind == MatrixLayout::Kind::column_major && host.column_major);
-  transform.identity = same_order && round_up(length, layout.pad) == pitch;
+  transform.identity = same_order && layout.pitch(length) == pitch;
   const std::string type(to_string(host.element));
   const std::string host_element = host.column_major ? "host[c * " + std::to_string(pitch) + " + r]"
                                                      : "host[r * " + std::to_string(pitch) + " + c]";

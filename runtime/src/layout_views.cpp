@@ -22,11 +22,11 @@ const LayoutViews::Prepared& LayoutViews::prepared(const TunedKernelCall& call, 
   LayoutTransform transform = [&] {
     if (binding.matrix) {
       const MatrixArgument& argument = tunable.matrices[binding.declaration];
-      return matrix_transform(std::get<HostMatrix>(*buffer.host_layout()),
+      return matrix_transform(std::get<HostMatrix>(*binding.host),
                               MatrixPlacement(argument.element, matrix_layout(tunable, argument, configuration)));
     }
     const RecordArgument& argument = tunable.records[binding.declaration];
-    return record_transform(std::get<HostRecord>(*buffer.host_layout()), buffer.size(),
+    return record_transform(std::get<HostRecord>(*binding.host), buffer.size(),
                             RecordPlacement(argument.fields, record_layout(tunable, argument, configuration)));
   }();
   Prepared made;

@@ -62,17 +62,28 @@ std::optional<MatrixLayout> MatrixLayout::parse(std::string_view text) {
   if (text == "column_major") return MatrixLayout{Kind::column_major, 1, 1};
   if (const auto pad = positive_after(text, "padded:")) return MatrixLayout{Kind::row_major, *pad, 1};
   if (const auto pad = positive_after(text, "column_padded:")) return MatrixLayout{Kind::column_major, *pad, 1};
+  if (const auto pad = positive_after(text, "odd_padded:")) return MatrixLayout{Kind::row_major, *pad, 1, true};
+  if (const auto pad = positive_after(text, "column_odd_padded:")) {
+    return MatrixLayout{Kind::column_major, *pad, 1, true};
+  }
   if (const auto tile = positive_after(text, "tiles:")) return MatrixLayout{Kind::tiles, 1, *tile};
   return std::nullopt;
 }
 
 std::string MatrixLayout::to_string() const {
+  const std::string padding = odd ? "odd_padded:" + std::to_string(pad) : "padded:" + std::to_string(pad);
+  const bool packed = pad == 1 && !odd;
   switch (kind) {
-    case Kind::row_major: return pad == 1 ? "row_major" : "padded:" + std::to_string(pad);
-    case Kind::column_major: return pad == 1 ? "column_major" : "column_padded:" + std::to_string(pad);
+    case Kind::row_major: return packed ? "row_major" : padding;
+    case Kind::column_major: return packed ? "column_major" : "column_" + padding;
     case Kind::tiles: return "tiles:" + std::to_string(tile);
   }
   return "row_major";
+}
+
+std::size_t MatrixLayout::pitch(std::size_t length) const {
+  const std::size_t pads = (length + pad - 1) / pad;
+  return (odd ? pads | 1 : pads) * pad;
 }
 
 std::size_t HostMatrix::elements() const {
@@ -97,8 +108,8 @@ MatrixPlacement::MatrixPlacement(ScalarType element, MatrixLayout layout) : elem
 
 std::pair<std::size_t, std::size_t> MatrixPlacement::padded_extent(std::size_t rows, std::size_t columns) const {
   switch (layout_.kind) {
-    case MatrixLayout::Kind::row_major: return {rows, round_up(columns, layout_.pad)};
-    case MatrixLayout::Kind::column_major: return {round_up(rows, layout_.pad), columns};
+    case MatrixLayout::Kind::row_major: return {rows, layout_.pitch(columns)};
+    case MatrixLayout::Kind::column_major: return {layout_.pitch(rows), columns};
     case MatrixLayout::Kind::tiles: return {round_up(rows, layout_.tile), round_up(columns, layout_.tile)};
   }
   return {rows, columns};
@@ -111,8 +122,8 @@ std::size_t MatrixPlacement::elements(std::size_t rows, std::size_t columns) con
 
 std::size_t MatrixPlacement::index(std::size_t row, std::size_t column, std::size_t rows, std::size_t columns) const {
   switch (layout_.kind) {
-    case MatrixLayout::Kind::row_major: return row * round_up(columns, layout_.pad) + column;
-    case MatrixLayout::Kind::column_major: return column * round_up(rows, layout_.pad) + row;
+    case MatrixLayout::Kind::row_major: return row * layout_.pitch(columns) + column;
+    case MatrixLayout::Kind::column_major: return column * layout_.pitch(rows) + row;
     case MatrixLayout::Kind::tiles: {
       const std::size_t tile = layout_.tile;
       const std::size_t tiles_across = (columns + tile - 1) / tile;
@@ -132,7 +143,7 @@ std::string MatrixPlacement::defines(std::string_view parameter, std::string_vie
   const std::string prefix = " -DALLOY_" + std::string(parameter) + "_";
   const std::string options = prefix + "ORDER=" + std::to_string(static_cast<int>(layout_.kind)) + prefix +
                               "PAD=" + std::to_string(layout_.pad) + prefix + "TILE=" + std::to_string(layout_.tile) +
-                              prefix + "ROWS=" + std::string(rows) + prefix + "COLUMNS=" + std::string(columns);
+                              prefix + "ODD=" + (layout_.odd ? "1" : "0") + prefix + "ROWS=" + std::string(rows) + prefix + "COLUMNS=" + std::string(columns);
   return options.substr(1);
 }
 

@@ -36,6 +36,9 @@ struct LayoutBinding {
   std::size_t access = 0;
   bool matrix = false;          ///< in TunableKernel::matrices, else ::records
   std::size_t declaration = 0;  ///< index into that list
+  /// How the host holds the buffer: its description, or for an undescribed
+  /// matrix, packed row-major.
+  std::shared_ptr<const HostLayout> host;
 };
 
 /// A tunable kernel: the source options and range follow from the device's

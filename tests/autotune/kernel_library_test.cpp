@@ -162,6 +162,12 @@ TEST_CASE("KernelLibrary.Descriptions.consistent") {
     }
     for (const TuningParameter& parameter : t.kernel.parameters) {
       CAPTURE(parameter.name);
+      // A layout parameter is read by the runtime, which defines AT2 for
+      // it; the source has a default of its own for every other.
+      const bool chooses_layout =
+          std::any_of(t.kernel.matrices.begin(), t.kernel.matrices.end(),
+                      [&](const MatrixArgument& matrix) { return matrix.layout == parameter.name; });
+      if (chooses_layout) continue;
       const std::string define = "#define " + parameter.name + " " + std::to_string(parameter.default_value);
       CHECK(t.kernel.source.source.find(define) != std::string::npos);
     }

@@ -255,6 +255,81 @@ TEST_CASE("Executor.Layouts.matrix_in_every_layout") {
   });
 }
 
+// A plain buffer passed as a matrix is its rows and columns packed
+// row-major: converted into a padded layout and back like a described one.
+TEST_CASE("Executor.Layouts.an_undescribed_matrix_is_packed_row_major") {
+  for_each_device([](Device&) {
+    const int rows = 19, columns = 32;  // a power-of-two row: odd_padded:16 makes it 48
+    std::vector<float> a(rows * columns);
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 89) - 40.0f;
+    Executor executor(runtime(), on_selected_devices());
+    for (std::int64_t in = 0; in < 4; ++in) {
+      // B = 2 (odd_padded:16) for the result, which is written.
+      const TunableKernel kernel = with_only(with_only(matrix_step_kernel(), "A", in), "B", 2);
+      CAPTURE(kernel.name);
+      Buffer<float> matrix{std::span<const float>(a)};
+      Buffer<float> result(a.size());
+      executor.kernel(kernel, Extent(columns, rows), {rows, columns, read(matrix), write(result)});
+      executor.synchronize(result);
+      for (int r = 0; r < rows; ++r) {
+        for (int c = 0; c < columns; ++c) {
+          REQUIRE(result.host()[r * columns + c] == 2.0f * a[r * columns + c] + static_cast<float>(1000 * r + c));
+        }
+      }
+    }
+  });
+  Buffer<float> short_one(10 * 32 - 1);
+  Buffer<float> result(10 * 32);
+  Graph graph;
+  CHECK_THROWS_WITH_AS(graph.kernel(matrix_step_kernel(), Extent(32, 10), {10, 32, read(short_one), write(result)}),
+                       doctest::Contains("the buffer passed as 'a' holds 1276 bytes, not a packed 10 x 32 matrix"),
+                       InvalidArgument);
+  CHECK(graph.size() == 0);
+}
+
+// The library gemm with A and B padded to an odd number of cache lines, as
+// a profile may choose: the executor converts plain row-major buffers, and
+// the product is exact (small integers).
+TEST_CASE("Executor.Layouts.gemm_with_padded_operands") {
+  for_each_device([](Device& device) {
+    const int m = 33, n = 64, k = 48;
+    const TunableKernel& gemm = kernel_library::gemm();
+    TemporaryFolder folder("padded-gemm");
+    DeviceProfile profile = DeviceProfile::for_device(device.info());
+    ProfileEntry entry;
+    entry.kernel = gemm.name;
+    entry.source_hash = gemm.source_hash();
+    entry.problem = Extent(m, n, k);
+    for (const TuningParameter& parameter : gemm.parameters) {
+      entry.configuration[parameter.name] = parameter.name == "LAYOUT_AB" ? 1 : parameter.default_value;
+    }
+    entry.seconds = 1e-4;
+    profile.put(entry);
+    write_profile(ProfileStore::file_for(folder.path, device.info()), profile);
+    ProfiledRuntime tuned = runtime_with_profiles(folder.path, device);
+    const TunedChoice choice = tuned.runtime->profiles().lookup(tuned.device->info(), gemm, entry.problem);
+    REQUIRE(describe(gemm, choice.configuration).find("LAYOUT_AB=odd_padded:16") != std::string::npos);
+
+    std::vector<float> a(std::size_t(m) * k), b(std::size_t(k) * n);
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(int(i % 7) - 3);
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(int(i % 5) - 2);
+    Buffer<float> buffer_a{std::span<const float>(a)}, buffer_b{std::span<const float>(b)};
+    Buffer<float> buffer_c(std::size_t(m) * n);
+    ExecutorOptions options;
+    options.devices = {tuned.device};
+    Executor executor(*tuned.runtime, options);
+    executor.kernel(gemm, Extent(m, n, k), {m, n, k, read(buffer_a), read(buffer_b), write(buffer_c)});
+    executor.synchronize(buffer_c);
+    for (int row = 0; row < m; ++row) {
+      for (int column = 0; column < n; ++column) {
+        float expected = 0;
+        for (int i = 0; i < k; ++i) expected += a[std::size_t(row) * k + i] * b[std::size_t(i) * n + column];
+        REQUIRE(buffer_c.host()[std::size_t(row) * n + column] == expected);
+      }
+    }
+  });
+}
+
 TEST_CASE("Executor.Layouts.bad_layout_arguments_are_refused_when_added") {
   const int n = 64;
   Buffer<Particle> undescribed(n);

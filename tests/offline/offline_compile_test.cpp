@@ -1,5 +1,7 @@
 // Every kernel the project ships compiles with NVRTC and hiprtc for GPU
 // targets, without a GPU: a dialect error for any target fails here.
+#include <algorithm>
+
 #include "support/build_paths.hpp"
 #include "support/file_lists.hpp"
 #include "support/layout_kernels.hpp"
@@ -24,14 +26,25 @@ namespace {
 using Compiler = stream::CompileResult (*)(const std::string&, const std::string&,
                                            const std::string&, const std::string&);
 
+/// The defines a library kernel's file needs besides its tunables: the
+/// layouts of its matrix arguments (gemm.cl's A and B), as its default
+/// configuration has them.
+std::string layout_options(const std::string& file_name) {
+  if (file_name != "gemm.cl") return "";
+  const TunableKernel& gemm = kernel_library::gemm();
+  return configured_source(gemm, gemm.default_configuration()).options;
+}
+
 /// Compiles every shipped kernel file for `architecture`, once with its
 /// defaults and once with a tunable changed; each failure shows the log.
 void compile_all(Compiler compile, const std::string& architecture) {
   const std::vector<std::string> files = split_file_list(build_paths::kernel_files);
   REQUIRE(files.size() >= 2);
   for (const std::string& file : files) {
-    for (const std::string options : {"", "-DWGS=128"}) {
+    for (const std::string tunable : {"", "-DWGS=128"}) {
       const std::string name = file.substr(file.rfind('/') + 1);
+      const std::string layouts = layout_options(name);
+      const std::string options = layouts.empty() || tunable.empty() ? layouts + tunable : layouts + " " + tunable;
       const ComposedSource composed = compose_kernel_source({name, read_text_file(file), options});
       const stream::CompileResult result =
           compile(composed.text, name, composed.compiler_options, architecture);
@@ -51,6 +64,24 @@ void compile_every_layout(Compiler compile, const std::string& architecture) {
 #ifdef ALLOY_HAVE_NBODY_SAMPLE
   kernels.push_back(nbody::tuned_step());
 #endif
+  // Every gemm variant with its operands in each layout, its other
+  // tunables at their defaults.
+  for (const bool transpose_a : {false, true}) {
+    for (const bool transpose_b : {false, true}) {
+      for (const ScalarType element : {ScalarType::f32, ScalarType::f64}) {
+        TunableKernel gemm = kernel_library::gemm({transpose_a, transpose_b, element});
+        for (TuningParameter& parameter : gemm.parameters) {
+          if (parameter.name == "LAYOUT_AB") continue;
+          const auto at = std::find(parameter.values.begin(), parameter.values.end(), parameter.default_value);
+          if (!parameter.value_names.empty()) {
+            parameter.value_names = {parameter.value_names[std::size_t(at - parameter.values.begin())]};
+          }
+          parameter.values = {parameter.default_value};
+        }
+        kernels.push_back(std::move(gemm));
+      }
+    }
+  }
   for (const TunableKernel& kernel : kernels) {
     for (const Configuration& configuration : every_configuration(kernel)) {
       const ComposedSource composed = compose_kernel_source(configured_source(kernel, configuration));

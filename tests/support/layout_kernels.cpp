@@ -84,7 +84,7 @@ TunableKernel matrix_step_kernel() {
   kernel.name = "test.matrix_step";
   kernel.source = {"matrix_layouts.cl", std::string(alloy_kernels::matrix_layouts_source), ""};
   kernel.kernel_name = "matrix_step";
-  const std::vector<std::string> layouts = {"row_major", "column_major", "padded:16", "tiles:8"};
+  const std::vector<std::string> layouts = {"row_major", "column_major", "odd_padded:16", "tiles:8"};
   kernel.parameters = {{"A", {0, 1, 2, 3}, 0, layouts}, {"B", {0, 1, 2, 3}, 0, layouts}};
   kernel.launch = {{0, {}, {}, {8, {}, {}}}, {1, {}, {}, {8, {}, {}}}};
   kernel.matrices = {{"a", ScalarType::f32, "rows", "columns", "A"}, {"b", ScalarType::f32, "rows", "columns", "B"}};

@@ -39,7 +39,7 @@ TunableKernel record_advance_kernel();
 /// `kernel` with its parameter `name` fixed at `value`: one layout.
 TunableKernel with_only(TunableKernel kernel, const std::string& name, std::int64_t value);
 /// matrix_step over problem (columns, rows); A and B choose the two matrices'
-/// layouts among row_major, column_major, padded:16 and tiles:8.
+/// layouts among row_major, column_major, odd_padded:16 and tiles:8.
 TunableKernel matrix_step_kernel();
 
 /// Every configuration of `kernel` (its parameters' value lists crossed).

@@ -130,8 +130,9 @@ TEST_CASE("Unit.Layout.matrices_round_trip_exactly") {
   const unsigned run_seed = seed();
   MESSAGE("ALLOY_LAYOUT_SEED=" << run_seed);
   std::mt19937 random(run_seed);
-  const char* layouts[] = {"row_major", "column_major", "padded:1", "padded:16", "column_padded:5", "tiles:1",
-                           "tiles:4", "tiles:7"};
+  const std::vector<const char*> layouts = {"row_major", "column_major", "padded:1",          "padded:16",
+                                           "column_padded:5", "odd_padded:4", "column_odd_padded:3", "tiles:1",
+                                           "tiles:4", "tiles:7"};
   for (int trial = 0; trial < 200; ++trial) {
     HostMatrix host;
     host.rows = std::uniform_int_distribution<std::size_t>(1, 23)(random);
@@ -139,7 +140,7 @@ TEST_CASE("Unit.Layout.matrices_round_trip_exactly") {
     host.column_major = random() % 2 == 0;
     host.pitch = random() % 2 == 0 ? 0 : (host.column_major ? host.rows : host.columns) + random() % 4;
     host.element = all_types[std::uniform_int_distribution<std::size_t>(0, 9)(random)];
-    const std::optional<MatrixLayout> layout = MatrixLayout::parse(layouts[random() % 8]);
+    const std::optional<MatrixLayout> layout = MatrixLayout::parse(layouts[random() % layouts.size()]);
     REQUIRE(layout);
     CAPTURE(trial);
     CAPTURE(layout->to_string());
@@ -171,12 +172,29 @@ TEST_CASE("Unit.Layout.matrices_round_trip_exactly") {
   }
 }
 
+// An odd pitch moves each line to another cache set: a power-of-two length
+// goes up by one pad, a length already an odd number of pads stays.
+TEST_CASE("Unit.Layout.odd_pitches_are_odd_multiples_of_the_pad") {
+  const MatrixLayout odd = *MatrixLayout::parse("odd_padded:16");
+  CHECK(odd.pitch(1024) == 1040);
+  CHECK(odd.pitch(2048) == 2064);
+  CHECK(odd.pitch(1000) == 1008);
+  CHECK(odd.pitch(1008) == 1008);
+  CHECK(odd.pitch(1) == 16);
+  CHECK(MatrixLayout::parse("padded:16")->pitch(1024) == 1024);
+  const MatrixPlacement placement(ScalarType::f32, odd);
+  CHECK(placement.elements(3, 1024) == 3 * 1040);
+  CHECK(placement.index(2, 5, 3, 1024) == 2 * 1040 + 5);
+  CHECK(MatrixPlacement(ScalarType::f32, *MatrixLayout::parse("column_odd_padded:8")).index(5, 2, 32, 4) == 2 * 40 + 5);
+}
+
 TEST_CASE("Unit.Layout.text_forms") {
   for (const char* text : {"aos", "soa", "aosoa:8"}) CHECK(RecordLayout::parse(text)->to_string() == text);
-  for (const char* text : {"row_major", "column_major", "padded:16", "column_padded:4", "tiles:8"}) {
+  for (const char* text : {"row_major", "column_major", "padded:16", "column_padded:4", "odd_padded:16",
+                           "column_odd_padded:1", "tiles:8"}) {
     CHECK(MatrixLayout::parse(text)->to_string() == text);
   }
-  for (const char* bad : {"", "AOS", "aosoa", "aosoa:0", "aosoa:-1", "aosoa:4x", "tiles:", "padded:0"}) {
+  for (const char* bad : {"", "AOS", "aosoa", "aosoa:0", "aosoa:-1", "aosoa:4x", "tiles:", "padded:0", "odd_padded:0"}) {
     CAPTURE(bad);
     CHECK_FALSE(RecordLayout::parse(bad));
     CHECK_FALSE(MatrixLayout::parse(bad));

@@ -139,12 +139,20 @@ struct MatrixLayout {
   Kind kind = Kind::row_major;
   std::size_t pad = 1;   ///< row_major, column_major: the pitch is a multiple of it
   std::size_t tile = 1;  ///< tiles: the tile's edge
+  /// row_major, column_major: the pitch is an odd multiple of `pad`. A pitch
+  /// of a power-of-two bytes puts an element and its neighbours across
+  /// lines in the same cache set; an odd number of pads (of whole cache
+  /// lines) starts each line in another set.
+  bool odd = false;
 
   /// "row_major", "column_major", "padded:16" (row-major, rows padded to
-  /// multiples of 16 elements), "column_padded:16", "tiles:8"; nothing for
-  /// other text.
+  /// multiples of 16 elements), "column_padded:16", "odd_padded:16" (to an
+  /// odd multiple of 16: a 1024-wide row takes 1040), "column_odd_padded:16",
+  /// "tiles:8"; nothing for other text.
   static std::optional<MatrixLayout> parse(std::string_view text);
   std::string to_string() const;
+  /// row_major, column_major: the distance between lines of `length` elements.
+  std::size_t pitch(std::size_t length) const;
   bool operator==(const MatrixLayout&) const = default;
 };
 

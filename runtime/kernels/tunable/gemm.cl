@@ -124,16 +124,19 @@ INLINE gemm_run gemm_madd(REAL scalar, gemm_run run, gemm_run sum) {
 #define gemm_private_store(run, elements) gemm_store(run, elements)
 #endif
 
-// Element (m, k) of op(A) and (k, n) of op(B), as stored.
+// Element (m, k) of op(A) and (k, n) of op(B), as stored: in the layout
+// the configuration chose for each (LAYOUT_AB: row-major, or rows padded to
+// an odd multiple of 16 elements, which keeps rows whose length is a power
+// of two from falling into the same cache sets).
 #if TRANSA
-#define GEMM_A(m, k) a[(size_t)(k) * M + (m)]
+#define GEMM_A(m, k) AT2(a, k, m)
 #else
-#define GEMM_A(m, k) a[(size_t)(m) * K + (k)]
+#define GEMM_A(m, k) AT2(a, m, k)
 #endif
 #if TRANSB
-#define GEMM_B(k, n) b[(size_t)(n) * K + (k)]
+#define GEMM_B(k, n) AT2(b, n, k)
 #else
-#define GEMM_B(k, n) b[(size_t)(k) * N + (n)]
+#define GEMM_B(k, n) AT2(b, k, n)
 #endif
 // With `check`, zero outside the matrices.
 #define GEMM_A_AT(m, k, check) ((!(check) || ((m) < M && (k) < K)) ? GEMM_A(m, k) : (REAL)0)
@@ -145,7 +148,7 @@ INLINE gemm_run gemm_madd(REAL scalar, gemm_run run, gemm_run sum) {
 // an edge tile most runs are one of the first two.
 INLINE gemm_run gemm_b_run(GLOBAL const REAL* restrict b, const int N, const int K, int k, int n, int check) {
 #if !TRANSB
-  if (!check || (k < K && n + VWN <= N)) return gemm_load(&b[(size_t)k * N + n]);
+  if (!check || (k < K && n + VWN <= N)) return gemm_load(&GEMM_B(k, n));
 #endif
   if (check && (k >= K || n >= N)) return gemm_zero();
   REAL elements[VWN];
