@@ -11,6 +11,7 @@ ALLOY_PACKAGES=(
   openmpi-bin libopenmpi-dev  # alloy::mpi, its tests and samples (mpiexec)
   clpeak         # bench_autotune (d): the device's peak bandwidth
   clblast-utils  # clblast_tuner_xgemm: CLBlast's tuned parameters for bench_autotune (c)
+  libopenblas-dev  # bench_kernels: gemm against OpenBLAS on the host's cores
 )
 
 alloy_missing_packages() {

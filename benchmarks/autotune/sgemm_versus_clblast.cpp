@@ -28,25 +28,32 @@ nlohmann::json sgemm_versus_clblast(Runtime& runtime, Device& device, const std:
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
     for (float& value : values) value = uniform(random);
     auto queue = device.create_queue();
-    auto a = device.allocate(values.size() * sizeof(float));
-    auto b = device.allocate(values.size() * sizeof(float));
     auto c = device.allocate(values.size() * sizeof(float));
-    queue->write(*a, 0, values.data(), values.size() * sizeof(float));
-    queue->write(*b, 0, values.data(), values.size() * sizeof(float));
-    queue->finish();
-    const std::vector<KernelArg> args = {KernelArg::from(int(n)), KernelArg::from(int(n)),
-                                         KernelArg::from(int(n)), KernelArg::from(*a),
-                                         KernelArg::from(*b), KernelArg::from(*c)};
+    // A and B in the layout each configuration chooses (rows padded, say).
+    std::vector<std::unique_ptr<DeviceBuffer>> operands;
+    auto arguments = [&](const Configuration& configuration) {
+      const HostMatrix square{n, n, false, 0, ScalarType::f32};
+      const std::vector<std::byte> bytes =
+          matrix_argument_bytes(gemm, configuration, "a", square, std::as_bytes(std::span(values)));
+      for (int operand = 0; operand < 2; ++operand) {
+        operands.push_back(device.allocate(bytes.size()));
+        queue->write(*operands.back(), 0, bytes.data(), bytes.size());
+      }
+      queue->finish();
+      return std::vector<KernelArg>{KernelArg::from(int(n)), KernelArg::from(int(n)), KernelArg::from(int(n)),
+                                    KernelArg::from(*operands[operands.size() - 2]),
+                                    KernelArg::from(*operands.back()), KernelArg::from(*c)};
+    };
     const unsigned repetitions = n >= 2048 ? 3 : 7;
 
     const TunedKernel tuned = runtime.tuned(device, gemm, problem);
-    const double tuned_seconds =
-        time_launches(device, *tuned.kernel, tuned.range, args, repetitions, LaunchTiming::host);
+    const double tuned_seconds = time_launches(device, *tuned.kernel, tuned.range,
+                                               arguments(tuned.choice.configuration), repetitions, LaunchTiming::host);
     const Configuration defaults = gemm.default_configuration();
     auto default_kernel = runtime.program(device, configured_source(gemm, defaults))->kernel(gemm.kernel_name);
     const double default_seconds =
-        time_launches(device, *default_kernel, configured_launch(gemm, defaults, problem), args, repetitions,
-                      LaunchTiming::host);
+        time_launches(device, *default_kernel, configured_launch(gemm, defaults, problem), arguments(defaults),
+                      repetitions, LaunchTiming::host);
 
     nlohmann::json row = {{"n", n},
                           {"profile_match", std::string(to_string(tuned.choice.match))},

@@ -46,11 +46,15 @@ void gemm_alloy(benchmark::State& state) {
                  alloy::describe(gemm, tuned.choice.configuration));
   auto queue = device->create_queue();
   const std::vector<float> values(n * n, 0.5f);
-  auto a = device->allocate(values.size() * sizeof(float));
-  auto b = device->allocate(values.size() * sizeof(float));
+  // A and B in the layout the configuration chose (rows padded, say).
+  const alloy::HostMatrix square{n, n, false, 0, alloy::ScalarType::f32};
+  const std::vector<std::byte> operand =
+      alloy::matrix_argument_bytes(gemm, tuned.choice.configuration, "a", square, std::as_bytes(std::span(values)));
+  auto a = device->allocate(operand.size());
+  auto b = device->allocate(operand.size());
   auto c = device->allocate(values.size() * sizeof(float));
-  queue->write(*a, 0, values.data(), values.size() * sizeof(float));
-  queue->write(*b, 0, values.data(), values.size() * sizeof(float));
+  queue->write(*a, 0, operand.data(), operand.size());
+  queue->write(*b, 0, operand.data(), operand.size());
   const int size = int(n);
   queue->launch(*tuned.kernel, tuned.range, size, size, size, *a, *b, *c);  // warm-up
   queue->finish();

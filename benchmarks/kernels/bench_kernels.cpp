@@ -11,7 +11,8 @@
 //   gemm/alloy/N        alloy's gemm as this machine's profiles configure it
 //                       (`autotune --kernel alloy.gemm --size 1024x1024x1024`
 //                       first), against gemm/clblast/N, CLBlast's SGEMM with
-//                       the parameters it ships.
+//                       the parameters it ships, and gemm/openblas/N,
+//                       OpenBLAS's SGEMM on the same cores.
 //
 //   build/default/bin/bench_kernels --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
@@ -26,6 +27,10 @@
 #include "alloy/autotune/tuner.hpp"
 #include "clblast_gemm.hpp"
 #include "nbody.hpp"
+
+#ifdef ALLOY_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
 
 namespace {
 
@@ -246,11 +251,15 @@ void gemm_alloy(benchmark::State& state) {
   state.SetLabel(std::string(alloy::to_string(tuned.choice.match)) + " " + alloy::describe(gemm, tuned.choice.configuration));
   auto queue = device().create_queue();
   const std::vector<float> values(n * n, 0.5f);
-  auto a = device().allocate(values.size() * sizeof(float));
-  auto b = device().allocate(values.size() * sizeof(float));
+  // A and B in the layout the configuration chose (rows padded, say).
+  const alloy::HostMatrix square{n, n, false, 0, alloy::ScalarType::f32};
+  const std::vector<std::byte> operand =
+      alloy::matrix_argument_bytes(gemm, tuned.choice.configuration, "a", square, std::as_bytes(std::span(values)));
+  auto a = device().allocate(operand.size());
+  auto b = device().allocate(operand.size());
   auto c = device().allocate(values.size() * sizeof(float));
-  queue->write(*a, 0, values.data(), values.size() * sizeof(float));
-  queue->write(*b, 0, values.data(), values.size() * sizeof(float));
+  queue->write(*a, 0, operand.data(), operand.size());
+  queue->write(*b, 0, operand.data(), operand.size());
   queue->finish();
   const int size = int(n);
   // PoCL finishes compiling a kernel at its first launch: not in the timing.
@@ -275,6 +284,25 @@ void gemm_clblast(benchmark::State& state) {
   report_gemm(state, n);
 }
 
+// OpenBLAS on the same cores as the PoCL device: the rate a CPU gemm can
+// reach there.
+void gemm_openblas(benchmark::State& state) {
+#ifdef ALLOY_HAVE_OPENBLAS
+  const std::size_t n = std::size_t(state.range(0));
+  const std::vector<float> a(n * n, 0.5f), b(n * n, 0.5f);
+  std::vector<float> c(n * n);
+  const int size = int(n);
+  for (auto _ : state) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, size, size, size, 1.0f, a.data(), size, b.data(), size,
+                0.0f, c.data(), size);
+  }
+  if (c[0] != 0.25f * float(n)) state.SkipWithError("OpenBLAS computed a wrong product");
+  report_gemm(state, n);
+#else
+  state.SkipWithError("OpenBLAS was not found when alloy was configured (libopenblas-dev)");
+#endif
+}
+
 void gemm_sizes(benchmark::internal::Benchmark* benchmark) {
   for (const int n : {256, 512, 1000, 1024, 1537, 2048}) benchmark->Arg(n);
 }
@@ -288,5 +316,6 @@ BENCHMARK(records_aos)->Name("records/aos")->Unit(benchmark::kMillisecond)->MinT
 BENCHMARK(records_tuned_layout)->Name("records/tuned_layout")->Unit(benchmark::kMillisecond)->MinTime(1.0)->UseRealTime();
 BENCHMARK(gemm_alloy)->Name("gemm/alloy")->Apply(gemm_sizes)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(gemm_clblast)->Name("gemm/clblast")->Apply(gemm_sizes)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(gemm_openblas)->Name("gemm/openblas")->Apply(gemm_sizes)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 BENCHMARK_MAIN();

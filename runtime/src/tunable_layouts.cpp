@@ -50,6 +50,20 @@ MatrixLayout matrix_layout(const TunableKernel& kernel, const MatrixArgument& ar
                               chosen_value_name(kernel, argument.layout, configuration, "row_major"));
 }
 
+std::vector<std::byte> matrix_argument_bytes(const TunableKernel& kernel, const Configuration& configuration,
+                                             const std::string& parameter, const HostMatrix& host,
+                                             std::span<const std::byte> matrix) {
+  const auto argument = std::find_if(kernel.matrices.begin(), kernel.matrices.end(),
+                                     [&](const MatrixArgument& m) { return m.parameter == parameter; });
+  if (argument == kernel.matrices.end()) {
+    throw InvalidArgument("tunable kernel '" + kernel.name + "': no matrix argument '" + parameter + "'");
+  }
+  const MatrixPlacement placement(argument->element, matrix_layout(kernel, *argument, configuration));
+  std::vector<std::byte> device(placement.elements(host.rows, host.columns) * size_of(argument->element));
+  pack_matrix(host, matrix, placement, device);
+  return device;
+}
+
 std::string layout_defines(const TunableKernel& kernel, const Configuration& configuration) {
   std::string options;
   for (const RecordArgument& argument : kernel.records) {

@@ -2,6 +2,7 @@
 // and host → device → host copies that give back every byte, for random
 // record types, sizes and layouts.
 #include <cstdlib>
+#include <cstring>
 #include <random>
 
 #include "alloy/layout.hpp"
@@ -235,6 +236,31 @@ TEST_CASE("Unit.Layout.bad_descriptions_are_refused") {
   HostMatrix short_pitch{4, 8, false, 6, ScalarType::f32};
   CHECK_THROWS_WITH_AS(short_pitch.validate(), doctest::Contains("pitch of 6 elements is shorter than a row of 8"),
                        InvalidArgument);
+}
+
+// What a queue launch uploads for a matrix argument: the host's matrix in
+// the configuration's layout, padding zero.
+TEST_CASE("Unit.Layout.matrix_argument_bytes_follow_the_configuration") {
+  TunableKernel kernel;
+  kernel.name = "test.padded";
+  kernel.parameters = {{"ML", {0, 1}, 0, {"row_major", "odd_padded:4"}}};
+  kernel.matrices = {{"m", ScalarType::i32, "rows", "columns", "ML"}};
+  const HostMatrix host{2, 4, false, 0, ScalarType::i32};
+  const std::vector<std::int32_t> values = {1, 2, 3, 4, 5, 6, 7, 8};
+  const auto bytes = std::as_bytes(std::span(values));
+  auto as_ints = [](const std::vector<std::byte>& device) {
+    std::vector<std::int32_t> ints(device.size() / sizeof(std::int32_t));
+    std::memcpy(ints.data(), device.data(), device.size());
+    return ints;
+  };
+  CHECK(as_ints(matrix_argument_bytes(kernel, {0}, "m", host, bytes)) == values);
+  // A row of 4 is one pad, already odd: odd_padded:4 keeps it; 8 columns become 12.
+  CHECK(as_ints(matrix_argument_bytes(kernel, {1}, "m", host, bytes)) == values);
+  const HostMatrix wide{1, 8, false, 0, ScalarType::i32};
+  CHECK(as_ints(matrix_argument_bytes(kernel, {1}, "m", wide, bytes)) ==
+        std::vector<std::int32_t>{1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0, 0});
+  CHECK_THROWS_WITH_AS(matrix_argument_bytes(kernel, {0}, "n", host, bytes),
+                       doctest::Contains("no matrix argument 'n'"), InvalidArgument);
 }
 
 TEST_CASE("Unit.Layout.tunable_kernel_layout_arguments") {

@@ -73,8 +73,11 @@ class Runtime {
   /// (a size the kernel's constraints exclude), CompileError when the
   /// kernel's own source does not build.
   ///
-  ///   auto gemm = runtime.tuned(device, alloy::kernel_library::gemm(), {m, n, k});
-  ///   queue->launch(*gemm.kernel, gemm.range, m, n, k, a, b, c);
+  ///   auto triad = runtime.tuned(device, alloy::kernel_library::triad(), alloy::Extent(n));
+  ///   queue->launch(*triad.kernel, triad.range, n, 3.0f, a, b, c);
+  ///
+  /// A kernel with matrix or record arguments wants them in the layouts the
+  /// configuration chose (matrix_argument_bytes); a Graph converts them.
   TunedKernel tuned(Device& device, const TunableKernel& kernel, const Extent& problem);
   ProfileStore& profiles() { return profiles_; }
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -145,6 +146,16 @@ RecordLayout record_layout(const TunableKernel& kernel, const RecordArgument& ar
                            const Configuration& configuration);
 MatrixLayout matrix_layout(const TunableKernel& kernel, const MatrixArgument& argument,
                            const Configuration& configuration);
+
+/// For a launch outside a Graph (a Queue, with Runtime::tuned): the bytes
+/// to upload for the matrix argument `parameter`, the host's `matrix` put
+/// into the layout `configuration` chooses for it (padding zeroed; a
+/// row-major layout with the host's pitch is a plain copy). A Graph task
+/// does this by itself. Throws InvalidArgument when the kernel has no matrix
+/// argument `parameter` or the host matrix does not fit it.
+std::vector<std::byte> matrix_argument_bytes(const TunableKernel& kernel, const Configuration& configuration,
+                                             const std::string& parameter, const HostMatrix& host,
+                                             std::span<const std::byte> matrix);
 
 /// The source with the configuration's defines added to its options, those
 /// of its record and matrix layouts included.
