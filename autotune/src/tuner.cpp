@@ -173,7 +173,9 @@ TuningResult tune(Runtime& runtime, Device& device, const TuningTarget& target, 
   }
   const Configuration defaults = target.kernel.default_configuration();
   if (evaluated.count(defaults) == 0) measure_and_log(defaults, space.find(defaults));
-  for (const Configuration& starting_point : options.starting_points) {
+  std::vector<Configuration> starting_points = options.starting_points;
+  starting_points.insert(starting_points.end(), target.starting_points.begin(), target.starting_points.end());
+  for (const Configuration& starting_point : starting_points) {
     const std::optional<std::size_t> point = space.find(starting_point);
     if (point && evaluated.count(starting_point) == 0) measure_and_log(starting_point, point);
   }

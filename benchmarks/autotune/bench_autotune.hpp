@@ -78,6 +78,13 @@ nlohmann::json space_generation(Device& device);
 /// interleaved rounds.
 nlohmann::json held_out_quality(Runtime& runtime, Device& device, unsigned repeats, unsigned rounds);
 
+/// (g) gemm 1024, the held-out histogram and Jacobi stencil, each tuned with
+/// the `autotune` defaults on a quiet machine and beside `background`
+/// CPU-bound processes; both picks then re-timed side by side, quiet, over
+/// `rounds` interleaved rounds. Target: the loaded pick within 1.15x of the
+/// quiet one, or marked provisional.
+nlohmann::json tuning_under_load(Runtime& runtime, Device& device, unsigned background, unsigned rounds);
+
 /// The figures as a few readable lines.
 std::string summarize(const nlohmann::json& figures);
 

@@ -9,6 +9,9 @@
 //   (e) seconds to enumerate a 10^6-point space
 //   (f) picks on three kernels alloy does not ship vs their exhaustive best,
 //       re-timed side by side (not in the default parts: about 10 minutes)
+//   (g) tuning under load: gemm 1024, a histogram and a stencil tuned quiet
+//       and beside CPU-bound background processes, the picks re-timed side
+//       by side quietly (not in the default parts: about 7 minutes)
 // (c) and (d) use the profiles `autotune` wrote on this machine.
 #include <cstdlib>
 #include <iostream>
@@ -34,9 +37,10 @@ int main(int argc, char** argv) {
   double clblast_fraction = 128;
   unsigned held_out_repeats = 3;
   unsigned held_out_rounds = 15;
+  unsigned background_processes = 2;
   app.add_option("--device", device_index, "device index as alloy-info lists it")->capture_default_str();
   app.add_flag("--json", as_json, "print the figures as JSON on stdout");
-  app.add_option("--parts", parts, "which figures: a b c d e f")->capture_default_str();
+  app.add_option("--parts", parts, "which figures: a b c d e f g")->capture_default_str();
   app.add_option("--exhaustive-log", exhaustive_log, "results log of the exhaustive gemm run (a); resumed")
       ->capture_default_str();
   app.add_option("--exhaustive-size", exhaustive_size, "square gemm size for (a) and (b)")->capture_default_str();
@@ -53,7 +57,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1.0, 1e9))
       ->capture_default_str();
   app.add_option("--repeats", held_out_repeats, "tuning runs per kernel (f)")->capture_default_str();
-  app.add_option("--rounds", held_out_rounds, "interleaved re-timing rounds (f)")->capture_default_str();
+  app.add_option("--rounds", held_out_rounds, "interleaved re-timing rounds (f, g)")->capture_default_str();
+  app.add_option("--background", background_processes, "CPU-bound background processes while tuning under load (g)")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   auto wanted = [&](const char* part) { return std::find(parts.begin(), parts.end(), part) != parts.end(); };
@@ -85,6 +91,10 @@ int main(int argc, char** argv) {
     if (wanted("d")) figures["d_triad"] = alloy::bench::triad_bandwidth(runtime, device, triad_elements, 5);
     if (wanted("f")) {
       figures["f_held_out"] = alloy::bench::held_out_quality(runtime, device, held_out_repeats, held_out_rounds);
+    }
+    if (wanted("g")) {
+      figures["g_under_load"] =
+          alloy::bench::tuning_under_load(runtime, device, background_processes, held_out_rounds);
     }
     std::cout << (as_json ? figures.dump(2) + '\n' : alloy::bench::summarize(figures));
   } catch (const alloy::Error& error) {

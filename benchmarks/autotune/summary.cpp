@@ -97,6 +97,19 @@ std::string summarize(const nlohmann::json& figures) {
       out += kernel["every_pick_within_1_10"].get<bool>() ? "x\n" : "x  (a pick is over 1.10x)\n";
     }
   }
+  if (figures.contains("g_under_load")) {
+    for (const auto& tuned : figures["g_under_load"]) {
+      out += "(g) ";
+      out += tuned["kernel"].get<std::string>();
+      out += ' ';
+      out += tuned["problem"].get<std::string>();
+      out += ": pick tuned under load ";
+      out += number(tuned["loaded_vs_quiet"], "%.2f");
+      out += "x the quiet pick's time";
+      if (tuned["loaded"]["provisional"].get<bool>()) out += " (marked provisional)";
+      out += tuned["target_met"].get<bool>() ? "\n" : "  (over 1.15x and not provisional)\n";
+    }
+  }
   return out;
 }
 

@@ -174,6 +174,11 @@ TEST_CASE("KernelLibrary.Descriptions.consistent") {
     for (const Extent& problem : t.default_problems) {
       CAPTURE(problem.to_string());
       CHECK_FALSE(check_configuration(t.kernel, t.kernel.default_configuration(), problem, {}));
+      // A starting point outside the space would be skipped without a word.
+      for (const Configuration& starting_point : t.starting_points) {
+        CAPTURE(describe(t.kernel, starting_point));
+        CHECK_FALSE(check_configuration(t.kernel, starting_point, problem, {}));
+      }
     }
     CHECK_FALSE(t.description.empty());
   }

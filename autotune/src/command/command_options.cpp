@@ -99,8 +99,9 @@ ParsedCommand parse_command_line(int argc, char** argv) {
       ->capture_default_str()
       ->check(whole_number(3, 1000));
   app.add_option("--timeout", options.tune.measure.timeout_seconds,
-                 "seconds one run may take before it counts as a timeout; once a configuration has run, "
-                 "20 times the best time so far (at least 0.2 s) where that is less")
+                 "wall seconds one run may take (a compile at first launch included) before it counts as a "
+                 "timeout; once a configuration has run, a run the device times at over 20 times the best "
+                 "so far (at least 0.2 s) is one too")
       ->capture_default_str()
       ->check(at_least(0, true));
   app.add_flag("--layouts-persist", options.tune.measure.layouts_persist,

@@ -22,14 +22,16 @@ struct MeasureOptions {
   /// ...or once they add up to this many seconds. A first run this long is
   /// the time on its own.
   double max_seconds = 2.0;
-  /// A configuration whose first run takes longer is a timeout. The run
-  /// cannot be cancelled on the device: the evaluator waits for it to end.
+  /// A configuration whose first run takes longer on the wall clock (a
+  /// compile at first launch included) is a timeout. The run cannot be
+  /// cancelled on the device: the evaluator waits for it to end.
   double timeout_seconds = 10.0;
-  /// Once a configuration has run correctly, the limit is this many times
-  /// the best time so far, widened by the default's measured spread (a busy
-  /// device slows every run), and at least min_timeout_seconds; never above
-  /// timeout_seconds. A configuration that slow is not timed again, and the
-  /// search's step estimate is not set by its runs.
+  /// Once a configuration has run correctly, a first run whose own time, as
+  /// the device measured it, is over this many times the best time so far,
+  /// widened by the default's measured spread (a busy device slows every
+  /// run), and at least min_timeout_seconds, is a timeout too. A
+  /// configuration that slow is not timed again, and the search's step
+  /// estimate is not set by its runs.
   double timeout_over_best = 20.0;
   double min_timeout_seconds = 0.2;
   /// A configuration whose every timed run so far (a batch of

@@ -147,6 +147,12 @@ struct TuningTarget {
   Harness harness;
   std::vector<Extent> default_problems;
   std::string description;  ///< one line, for --list
+  /// Configurations known to run well on some kinds of device, measured
+  /// after the default and TuneOptions::starting_points, before the
+  /// strategy proposes. On a device where a compile takes seconds a
+  /// budget buys only a few measurements, and a search from random points
+  /// alone then lands far apart from one run to the next.
+  std::vector<Configuration> starting_points = {};
 };
 
 /// alloy's own tunable kernels with their harnesses: "alloy.gemm",
