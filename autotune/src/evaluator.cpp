@@ -295,7 +295,8 @@ Measurement Evaluator::State::run(const Configuration& configuration, bool captu
     const double limit = time_limit(best_seconds);
     if (seconds_of(first) > limit) {
       char why[200];
-      std::snprintf(why, sizeof why, "one run took %.3g s, longer than %.3g s (the limit scaled from the best time so far)",
+      std::snprintf(why, sizeof why,
+                    "one run took %.3g s, longer than %.3g s (the limit scaled from the best time so far)",
                     seconds_of(first), limit);
       return failed(configuration, Outcome::timeout, why);
     }

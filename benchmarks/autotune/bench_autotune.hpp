@@ -30,6 +30,13 @@ double time_launches(Device& device, const Kernel& kernel, const LaunchRange& ra
                      const std::vector<KernelArg>& args, unsigned repetitions,
                      LaunchTiming timing = LaunchTiming::device_events);
 
+/// Median seconds of each candidate configuration, measured once (checked
+/// against the reference; a failure throws), then re-timed 3 runs at a
+/// time over `rounds` rounds that take turns in a rotating order.
+std::vector<double> side_by_side_medians(Runtime& runtime, Device& device, const autotune::TuningTarget& target,
+                                         const Extent& problem, const std::vector<Configuration>& candidates,
+                                         unsigned rounds);
+
 /// (a) Each strategy replayed offline on an exhaustive results log of gemm at
 /// `problem`, measured first (or resumed) into `log_file`.
 nlohmann::json strategy_quality(Runtime& runtime, Device& device, const Extent& problem,

@@ -62,21 +62,8 @@ nlohmann::json one_kernel(Runtime& runtime, Device& device, const HeldOut& held_
   // Every candidate re-timed in the same rounds, in a rotating order.
   std::fprintf(stderr, "(f) %s: re-timing %zu configurations, %u rounds\n", kernel.name.c_str(),
                candidates.size(), rounds);
-  autotune::Evaluator evaluator(runtime, device, held_out.target, held_out.problem);
-  for (const Configuration& configuration : candidates) {
-    if (evaluator.measure(configuration).outcome != autotune::Outcome::ok) {
-      throw Error("(f) " + kernel.name + ": " + describe(kernel, configuration) + " failed when measured again");
-    }
-  }
-  std::vector<std::vector<double>> samples(candidates.size());
-  for (unsigned round = 0; round < rounds; ++round) {
-    for (std::size_t k = 0; k < candidates.size(); ++k) {
-      const std::size_t i = (k + round) % candidates.size();
-      if (const std::optional<double> seconds = evaluator.retime(candidates[i], 3)) samples[i].push_back(*seconds);
-    }
-  }
-  std::vector<double> medians;
-  for (const auto& s : samples) medians.push_back(autotune::summarize(s).median);
+  const std::vector<double> medians =
+      side_by_side_medians(runtime, device, held_out.target, held_out.problem, candidates, rounds);
   double best_of_top = medians[0];
   for (std::size_t i = 0; i < top; ++i) best_of_top = std::min(best_of_top, medians[i]);
   auto median_of = [&](const Configuration& configuration) {

@@ -1,7 +1,10 @@
-// Timing launches by device events or on the host, and finding alloy's built-in targets.
+// Timing launches by device events or on the host, re-timing tuned
+// configurations side by side, and finding alloy's built-in targets.
 #include <algorithm>
 #include <chrono>
 
+#include "alloy/autotune/evaluator.hpp"
+#include "alloy/autotune/statistics.hpp"
 #include "alloy/error.hpp"
 #include "bench_autotune.hpp"
 
@@ -32,6 +35,27 @@ double time_launches(Device& device, const Kernel& kernel, const LaunchRange& ra
   }
   std::sort(seconds.begin(), seconds.end());
   return seconds[seconds.size() / 2];
+}
+
+std::vector<double> side_by_side_medians(Runtime& runtime, Device& device, const autotune::TuningTarget& target,
+                                         const Extent& problem, const std::vector<Configuration>& candidates,
+                                         unsigned rounds) {
+  autotune::Evaluator evaluator(runtime, device, target, problem);
+  for (const Configuration& configuration : candidates) {
+    if (evaluator.measure(configuration).outcome != autotune::Outcome::ok) {
+      throw Error(target.kernel.name + ": " + describe(target.kernel, configuration) + " failed when measured again");
+    }
+  }
+  std::vector<std::vector<double>> samples(candidates.size());
+  for (unsigned round = 0; round < rounds; ++round) {
+    for (std::size_t k = 0; k < candidates.size(); ++k) {
+      const std::size_t i = (k + round) % candidates.size();
+      if (const std::optional<double> seconds = evaluator.retime(candidates[i], 3)) samples[i].push_back(*seconds);
+    }
+  }
+  std::vector<double> medians;
+  for (const std::vector<double>& times : samples) medians.push_back(autotune::summarize(times).median);
+  return medians;
 }
 
 }  // namespace alloy::bench

@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "alloy/autotune/statistics.hpp"
 #include "alloy/autotune/tuner.hpp"
 #include "bench_autotune.hpp"
 #include "held_out_kernels.hpp"
@@ -79,21 +78,10 @@ nlohmann::json one_case(Runtime& runtime, Device& device, const HeldOut& tuned, 
   // Quiet again: both picks and the default, taking turns.
   std::fprintf(stderr, "(g) %s: re-timing the two picks and the default, %u rounds\n", kernel.name.c_str(), rounds);
   const std::vector<Configuration> candidates = {*quiet.best, *loaded.best, kernel.default_configuration()};
-  autotune::Evaluator evaluator(runtime, device, tuned.target, tuned.problem);
-  for (const Configuration& configuration : candidates) {
-    if (evaluator.measure(configuration).outcome != autotune::Outcome::ok) {
-      throw Error("(g) " + kernel.name + ": " + describe(kernel, configuration) + " failed when measured again");
-    }
-  }
-  std::vector<std::vector<double>> samples(candidates.size());
-  for (unsigned round = 0; round < rounds; ++round) {
-    for (std::size_t k = 0; k < candidates.size(); ++k) {
-      const std::size_t i = (k + round) % candidates.size();
-      if (const std::optional<double> seconds = evaluator.retime(candidates[i], 3)) samples[i].push_back(*seconds);
-    }
-  }
-  const double quiet_seconds = autotune::summarize(samples[0]).median;
-  const double loaded_seconds = autotune::summarize(samples[1]).median;
+  const std::vector<double> medians =
+      side_by_side_medians(runtime, device, tuned.target, tuned.problem, candidates, rounds);
+  const double quiet_seconds = medians[0];
+  const double loaded_seconds = medians[1];
   const double ratio = loaded_seconds / quiet_seconds;
   nlohmann::json quiet_json = tuning_summary(kernel, quiet);
   quiet_json["seconds"] = quiet_seconds;
@@ -104,7 +92,7 @@ nlohmann::json one_case(Runtime& runtime, Device& device, const HeldOut& tuned, 
           {"background_processes", background},
           {"quiet", quiet_json},
           {"loaded", loaded_json},
-          {"default_seconds", autotune::summarize(samples[2]).median},
+          {"default_seconds", medians[2]},
           {"loaded_vs_quiet", ratio},
           {"rounds", rounds},
           {"target_met", ratio <= 1.15 || loaded.provisional}};

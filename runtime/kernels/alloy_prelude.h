@@ -310,7 +310,9 @@ INLINE size_t alloy_field_offset(int kind, size_t width, size_t block, size_t re
 
 // order 0 row-major, 1 column-major (pitch: the length rounded up to pad,
 // with odd 1 to an odd number of pads), 2 square tiles of tile x tile.
-INLINE size_t alloy_at2_pitch(size_t length, size_t pad, size_t odd) { return ((length + pad - 1) / pad | odd) * pad; }
+INLINE size_t alloy_at2_pitch(size_t length, size_t pad, size_t odd) {
+  return ((length + pad - 1) / pad | odd) * pad;
+}
 INLINE size_t alloy_at2_index(int order, size_t pad, size_t odd, size_t tile, size_t rows, size_t columns, size_t r,
                               size_t c) {
   if (order == 0) return r * alloy_at2_pitch(columns, pad, odd) + c;

@@ -143,7 +143,8 @@ std::string MatrixPlacement::defines(std::string_view parameter, std::string_vie
   const std::string prefix = " -DALLOY_" + std::string(parameter) + "_";
   const std::string options = prefix + "ORDER=" + std::to_string(static_cast<int>(layout_.kind)) + prefix +
                               "PAD=" + std::to_string(layout_.pad) + prefix + "TILE=" + std::to_string(layout_.tile) +
-                              prefix + "ODD=" + (layout_.odd ? "1" : "0") + prefix + "ROWS=" + std::string(rows) + prefix + "COLUMNS=" + std::string(columns);
+                              prefix + "ODD=" + (layout_.odd ? "1" : "0") + prefix + "ROWS=" + std::string(rows) +
+                              prefix + "COLUMNS=" + std::string(columns);
   return options.substr(1);
 }
 
