@@ -17,32 +17,39 @@ void Engine::occupy(double seconds, const std::function<void()>& work) {
                                             std::chrono::duration<double>(seconds)));
 }
 
-void StreamEvent::recorded() {
+std::uint64_t StreamEvent::record() {
   std::lock_guard lock(mutex_);
-  pending_ = true;
+  return ++recorded_;
 }
 
-void StreamEvent::reached() {
-  // Notified under the lock: whoever sees it reached may destroy it at once.
+void StreamEvent::reached(std::uint64_t record_number) {
+  // Notified under the lock: a waiter that sees it reached may drop its
+  // reference at once.
   std::lock_guard lock(mutex_);
-  pending_ = false;
-  reached_ns_ = steady_now_ns();
+  if (record_number <= reached_) return;
+  reached_ = record_number;
+  if (reached_ == recorded_) reached_ns_ = steady_now_ns();
   changed_.notify_all();
 }
 
-void StreamEvent::wait() {
+std::uint64_t StreamEvent::latest_record() const {
+  std::lock_guard lock(mutex_);
+  return recorded_;
+}
+
+void StreamEvent::wait_for(std::uint64_t record_number) {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return !pending_; });
+  changed_.wait(lock, [&] { return reached_ >= record_number; });
 }
 
 bool StreamEvent::pending() const {
   std::lock_guard lock(mutex_);
-  return pending_;
+  return reached_ < recorded_;
 }
 
 std::int64_t StreamEvent::reached_ns() const {
   std::lock_guard lock(mutex_);
-  return reached_ns_;
+  return reached_ < recorded_ ? -1 : reached_ns_;
 }
 
 Stream::Stream(int device) : device_(device), worker_([this] { work(); }) {}
@@ -60,13 +67,20 @@ void Stream::submit(std::function<void()> command) {
   {
     std::lock_guard lock(mutex_);
     commands_.push_back(std::move(command));
+    ++submitted_;
   }
   changed_.notify_all();
 }
 
 void Stream::drain() {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return commands_.empty() && !running_; });
+  const std::uint64_t target = submitted_;
+  changed_.wait(lock, [&] { return finished_ >= target; });
+}
+
+bool Stream::idle() {
+  std::lock_guard lock(mutex_);
+  return finished_ == submitted_;
 }
 
 void Stream::work() {
@@ -74,13 +88,14 @@ void Stream::work() {
   for (;;) {
     changed_.wait(lock, [&] { return !commands_.empty() || stopping_; });
     if (commands_.empty()) return;  // stopping, with nothing left
-    std::function<void()> command = std::move(commands_.front());
-    commands_.pop_front();
-    running_ = true;
-    lock.unlock();
-    command();
+    {
+      std::function<void()> command = std::move(commands_.front());
+      commands_.pop_front();
+      lock.unlock();
+      command();
+    }  // what it held is released outside the lock too
     lock.lock();
-    running_ = false;
+    ++finished_;
     changed_.notify_all();
   }
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -24,30 +25,40 @@ class Engine {
   std::mutex mutex_;
 };
 
-/// Marks a point in a stream; complete once the stream has reached it.
+/// Marks points in streams. Each record captures a new point; waits and
+/// queries refer to the latest record at the time they are made, as
+/// cuEventRecord documents. Shared: a stream that will signal an event keeps
+/// it alive after its handle is destroyed.
 class StreamEvent {
  public:
   explicit StreamEvent(bool timed) : timed_(timed) {}
 
   bool timed() const { return timed_; }
-  /// Recorded on a stream that has yet to reach it.
-  void recorded();
-  void reached();
-  /// Until reached; at once if never recorded (as the real APIs do).
-  void wait();
+  /// A new record; returns its number, which reached() is later given.
+  std::uint64_t record();
+  void reached(std::uint64_t record_number);
+  /// The latest record's number (0: never recorded).
+  std::uint64_t latest_record() const;
+  /// Until record `record_number` has been reached (at once for 0).
+  void wait_for(std::uint64_t record_number);
+  /// Until the latest record has been reached.
+  void wait() { wait_for(latest_record()); }
   bool pending() const;
-  /// When it was reached, in steady-clock nanoseconds; -1 before.
+  /// When the latest record was reached, in steady-clock nanoseconds; -1
+  /// before (also when never recorded).
   std::int64_t reached_ns() const;
 
  private:
   const bool timed_;
   mutable std::mutex mutex_;
   std::condition_variable changed_;
-  bool pending_ = false;
+  std::uint64_t recorded_ = 0;
+  std::uint64_t reached_ = 0;
   std::int64_t reached_ns_ = -1;
 };
 
-/// An in-order stream: its own thread runs its commands one after another.
+/// An in-order stream: its own thread runs its commands one after another,
+/// never holding the stream's lock while a command runs.
 class Stream {
  public:
   explicit Stream(int device);
@@ -58,8 +69,11 @@ class Stream {
 
   int device() const { return device_; }
   void submit(std::function<void()> command);
-  /// Until every command submitted so far has run.
+  /// Until every command submitted before the call has run (later ones
+  /// may still be queued).
   void drain();
+  /// Whether every command submitted so far has run.
+  bool idle();
 
  private:
   void work();
@@ -68,7 +82,8 @@ class Stream {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<std::function<void()>> commands_;
-  bool running_ = false;  ///< a command is being run
+  std::uint64_t submitted_ = 0;
+  std::uint64_t finished_ = 0;
   bool stopping_ = false;
   std::thread worker_;
 };

@@ -1,10 +1,12 @@
-// Reading ALLOY_EMULATED_DEVICES.
+// Reading ALLOY_EMULATED_DEVICES: presets, then checked key=value overrides.
 #include "machine_model.hpp"
 
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace alloy::emulation {
@@ -24,81 +26,200 @@ std::vector<std::string> split(std::string_view text, char separator) {
   return parts;
 }
 
-double number(const std::string& key, const std::string& value) {
-  double parsed = 0.0;
-  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), parsed);
-  if (error != std::errc() || end != value.data() + value.size() || parsed < 0) {
-    throw std::invalid_argument("'" + key + "=" + value + "' is not a non-negative number");
-  }
-  return parsed;
+std::string format_limit(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
 }
 
-std::size_t bytes(const std::string& key, std::string value) {
-  std::size_t scale = 1;
-  if (!value.empty()) {
-    switch (value.back()) {
-      case 'K': case 'k': scale = std::size_t{1} << 10; break;
-      case 'M': case 'm': scale = std::size_t{1} << 20; break;
-      case 'G': case 'g': scale = std::size_t{1} << 30; break;
-      default: break;
-    }
-    if (scale != 1) value.pop_back();
+/// One key=value pair, and the checks every number in it passes.
+struct Field {
+  const std::string& key;
+  const std::string& value;
+
+  [[noreturn]] void refuse(const std::string& why) const {
+    throw std::invalid_argument("'" + key + "=" + value + "': " + why);
   }
-  return static_cast<std::size_t>(number(key, value) * static_cast<double>(scale));
-}
+
+  /// A finite number in [low, high]; `unit` says what it counts.
+  double number(double low, double high, const char* unit) const {
+    double parsed = 0.0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), parsed);
+    const std::string range = std::string(unit) + " in [" + format_limit(low) + ", " + format_limit(high) + "]";
+    if (error != std::errc() || end != value.data() + value.size() || !std::isfinite(parsed)) {
+      refuse("not a number; give " + range);
+    }
+    if (parsed < low || parsed > high) refuse("out of range; give " + range);
+    return parsed;
+  }
+
+  /// As number(), and above `low` where `low` itself is not allowed.
+  double positive(double high, const char* unit) const {
+    const double parsed = number(0.0, high, unit);
+    if (parsed <= 0.0) refuse(std::string("must be above 0; give ") + unit + " in (0, " + format_limit(high) + "]");
+    return parsed;
+  }
+
+  /// A whole number in [low, high].
+  long long whole(long long low, long long high, const char* unit) const {
+    const double parsed = number(static_cast<double>(low), static_cast<double>(high), unit);
+    if (parsed != std::floor(parsed)) {
+      refuse(std::string("not a whole number of ") + unit + "; give " + unit + " in [" +
+             format_limit(static_cast<double>(low)) + ", " + format_limit(static_cast<double>(high)) + "]");
+    }
+    return static_cast<long long>(parsed);
+  }
+
+  /// Bytes with an optional K, M, G or T suffix, in [low, high] bytes;
+  /// `range` says so in the user's terms ("from 1M to 16T").
+  std::size_t bytes(std::size_t low, std::size_t high, const char* range) const {
+    std::string_view digits = value;
+    double scale = 1.0;
+    if (!digits.empty()) {
+      switch (digits.back()) {
+        case 'K': case 'k': scale = 0x1p10; break;
+        case 'M': case 'm': scale = 0x1p20; break;
+        case 'G': case 'g': scale = 0x1p30; break;
+        case 'T': case 't': scale = 0x1p40; break;
+        default: break;
+      }
+      if (scale != 1.0) digits.remove_suffix(1);
+    }
+    const std::string give = std::string("give a whole number of bytes ") + range + " (K, M, G, T suffixes)";
+    double parsed = 0.0;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), parsed);
+    if (error != std::errc() || end != digits.data() + digits.size() || !std::isfinite(parsed)) {
+      refuse("not a size; " + give);
+    }
+    const double count = parsed * scale;
+    if (count < static_cast<double>(low) || count > static_cast<double>(high)) refuse("out of range; " + give);
+    if (count != std::floor(count)) refuse("not a whole number of bytes; " + give);
+    return static_cast<std::size_t>(count);
+  }
+};
+
+constexpr double max_gigabytes_per_second = 1e5;  // 100 TB/s: beyond any link or memory
+constexpr double max_microseconds = 1e6;          // a second per copy or launch
+constexpr std::size_t max_memory_bytes = std::size_t{1} << 44;  // 16 TiB
+
+/// A GPU's published figures, per direction for links, in bytes, bytes per
+/// second, seconds and FLOP/s; docs/emulated.md gives each one's source.
+struct GpuFigures {
+  const char* name;
+  Flavor flavor;
+  double host_link;  ///< PCIe Gen5 x16 as measured, each way
+  double peer_link;  ///< to another GPU of the node, each way
+  std::size_t memory_bytes;
+  double memory_bandwidth;
+  unsigned copy_engines;
+  unsigned compute_units;
+  unsigned warp_width;
+  std::size_t local_memory_bytes;
+  double launch_latency;
+  double fp32, fp64, fp16;
+};
+
+constexpr GpuFigures published_gpus[] = {
+    // NVLink 4: 900 GB/s both ways; three copy engines (deviceQuery).
+    {"h100", Flavor::cuda, 53e9, 450e9, std::size_t{81559} << 20, 3.35e12, 3, 132, 32, 48 << 10, 3e-6, 67e12, 34e12,
+     989e12},
+    {"h200", Flavor::cuda, 53e9, 450e9, std::size_t{143771} << 20, 4.8e12, 3, 132, 32, 48 << 10, 3e-6, 67e12, 34e12,
+     989e12},
+    // One Infinity Fabric link per pair of GPUs; two SDMA engines for the
+    // host, others for peers.
+    {"mi300x", Flavor::hip, 53e9, 64e9, std::size_t{192} << 30, 5.3e12, 3, 304, 64, 64 << 10, 3e-6, 163.4e12,
+     81.7e12, 1307.4e12},
+};
 
 bool apply_preset(MachineModel& model, const std::string& name) {
-  double gigabytes_per_second = 0.0;
-  if (name == "pcie3") gigabytes_per_second = 12.0;
-  if (name == "pcie4") gigabytes_per_second = 25.0;
-  if (name == "pcie5") gigabytes_per_second = 50.0;
-  if (gigabytes_per_second == 0.0) return false;
-  model.preset = name;
-  model.host_to_device_bytes_per_second = gigabytes_per_second * 1e9;
-  model.device_to_host_bytes_per_second = gigabytes_per_second * 1e9;
-  model.copy_engines = 2;
-  return true;
+  // PCIe generations: x16 links, one device or a node whose devices reach
+  // each other through a PCIe switch at the link's speed.
+  double pcie_gigabytes_per_second = 0.0;
+  if (name == "pcie3") pcie_gigabytes_per_second = 12.0;
+  if (name == "pcie4") pcie_gigabytes_per_second = 25.0;
+  if (name == "pcie5") pcie_gigabytes_per_second = 50.0;
+  if (pcie_gigabytes_per_second > 0.0) {
+    model.preset = name;
+    model.host_to_device_bytes_per_second = pcie_gigabytes_per_second * 1e9;
+    model.device_to_host_bytes_per_second = pcie_gigabytes_per_second * 1e9;
+    model.peer_bytes_per_second = pcie_gigabytes_per_second * 1e9;
+    model.copy_engines = 2;
+    return true;
+  }
+  for (const GpuFigures& gpu : published_gpus) {
+    if (name != gpu.name) continue;
+    model.preset = name;
+    model.flavor = gpu.flavor;
+    model.host_to_device_bytes_per_second = model.device_to_host_bytes_per_second = gpu.host_link;
+    model.peer_bytes_per_second = gpu.peer_link;
+    model.memory_bytes = gpu.memory_bytes;
+    model.memory_bytes_per_second = gpu.memory_bandwidth;
+    model.copy_engines = gpu.copy_engines;
+    model.compute_units = gpu.compute_units;
+    model.warp_width = gpu.warp_width;
+    model.local_memory_bytes = gpu.local_memory_bytes;
+    model.launch_latency_seconds = gpu.launch_latency;
+    model.fp32_flops = gpu.fp32;
+    model.fp64_flops = gpu.fp64;
+    model.fp16_flops = gpu.fp16;
+    return true;
+  }
+  return false;
 }
 
-void apply(MachineModel& model, const std::string& key, const std::string& value) {
+constexpr const char* known_keys =
+    "devices, flavor, h2d, d2h, bandwidth, peer, memory_bandwidth, pageable, register, latency, launch, jitter, "
+    "item, copy_engines, memory, compute_units, fp32, fp64, fp16, data";
+
+void apply(MachineModel& model, const Field& field) {
+  const std::string& key = field.key;
+  const auto gigabytes = [&] { return field.positive(max_gigabytes_per_second, "GB/s") * 1e9; };
+  const auto microseconds = [&] { return field.number(0.0, max_microseconds, "microseconds") * 1e-6; };
+  const auto teraflops = [&] { return field.number(0.0, 1e6, "TFLOP/s") * 1e12; };
   if (key == "devices") {
-    model.devices = static_cast<int>(number(key, value));
+    model.devices = static_cast<int>(field.whole(1, max_emulated_devices, "devices"));
+  } else if (key == "flavor") {
+    if (field.value != "cuda" && field.value != "hip") field.refuse("flavor is cuda or hip");
+    model.flavor = field.value == "cuda" ? Flavor::cuda : Flavor::hip;
   } else if (key == "h2d") {
-    model.host_to_device_bytes_per_second = number(key, value) * 1e9;
+    model.host_to_device_bytes_per_second = gigabytes();
   } else if (key == "d2h") {
-    model.device_to_host_bytes_per_second = number(key, value) * 1e9;
+    model.device_to_host_bytes_per_second = gigabytes();
   } else if (key == "bandwidth") {
-    model.host_to_device_bytes_per_second = model.device_to_host_bytes_per_second = number(key, value) * 1e9;
-  } else if (key == "latency") {
-    model.transfer_latency_seconds = number(key, value) * 1e-6;
-  } else if (key == "pageable") {
-    model.pageable_fraction = number(key, value);
-    if (model.pageable_fraction <= 0 || model.pageable_fraction > 1) {
-      throw std::invalid_argument("pageable is a fraction of the bandwidth in (0, 1], not " + value);
-    }
+    model.host_to_device_bytes_per_second = model.device_to_host_bytes_per_second = gigabytes();
+  } else if (key == "peer") {
+    model.peer_bytes_per_second = field.number(0.0, max_gigabytes_per_second, "GB/s (0: through the host)") * 1e9;
+  } else if (key == "memory_bandwidth") {
+    model.memory_bytes_per_second = gigabytes();
   } else if (key == "register") {
-    model.register_bytes_per_second = number(key, value) * 1e9;
-  } else if (key == "jitter") {
-    model.jitter_seconds = number(key, value) * 1e-6;
+    model.register_bytes_per_second = gigabytes();
+  } else if (key == "pageable") {
+    model.pageable_fraction = field.positive(1.0, "a fraction of the bandwidth");
+  } else if (key == "latency") {
+    model.transfer_latency_seconds = microseconds();
   } else if (key == "launch") {
-    model.launch_latency_seconds = number(key, value) * 1e-6;
+    model.launch_latency_seconds = microseconds();
+  } else if (key == "jitter") {
+    model.jitter_seconds = microseconds();
   } else if (key == "item") {
-    model.seconds_per_item = number(key, value) * 1e-9;
+    model.seconds_per_item = field.number(0.0, 1e6, "nanoseconds per work-item") * 1e-9;
   } else if (key == "copy_engines") {
-    const double engines = number(key, value);
-    if (engines != 1 && engines != 2) throw std::invalid_argument("copy_engines must be 1 or 2, not " + value);
-    model.copy_engines = static_cast<unsigned>(engines);
+    model.copy_engines = static_cast<unsigned>(field.whole(1, 3, "copy engines"));
   } else if (key == "memory") {
-    model.memory_bytes = bytes(key, value);
+    model.memory_bytes = field.bytes(std::size_t{1} << 20, max_memory_bytes, "from 1M to 16T");
   } else if (key == "compute_units") {
-    model.compute_units = static_cast<unsigned>(number(key, value));
+    model.compute_units = static_cast<unsigned>(field.whole(1, 100000, "compute units"));
+  } else if (key == "fp32") {
+    model.fp32_flops = teraflops();
+  } else if (key == "fp64") {
+    model.fp64_flops = teraflops();
+  } else if (key == "fp16") {
+    model.fp16_flops = teraflops();
   } else if (key == "data") {
-    if (value != "0" && value != "1") throw std::invalid_argument("data must be 1 or 0, not " + value);
-    model.moves_data = value == "1";
+    if (field.value != "0" && field.value != "1") field.refuse("data is 1 or 0");
+    model.moves_data = field.value == "1";
   } else {
-    throw std::invalid_argument("unknown key '" + key +
-                                "' (known: devices, h2d, d2h, bandwidth, pageable, register, latency, launch, jitter, item, "
-                                "copy_engines, memory, compute_units, data)");
+    throw std::invalid_argument("unknown key '" + key + "' (known: " + known_keys + ")");
   }
 }
 
@@ -107,33 +228,37 @@ void apply(MachineModel& model, const std::string& key, const std::string& value
 MachineModel parse_machine_model(std::string_view spec) {
   MachineModel model;
   const std::vector<std::string> parts = split(spec, ',');
-  if (parts.empty()) throw std::invalid_argument("empty; give a preset (pcie3, pcie4, pcie5) or key=value pairs");
+  if (parts.empty()) {
+    throw std::invalid_argument("empty; give a preset (pcie3, pcie4, pcie5, h100, h200, mi300x) or key=value pairs");
+  }
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const std::size_t equals = parts[i].find('=');
     if (equals == std::string::npos) {
       if (i == 0 && apply_preset(model, parts[i])) continue;
-      throw std::invalid_argument("'" + parts[i] + "' is neither a preset (pcie3, pcie4, pcie5; first only) "
-                                  "nor key=value");
+      throw std::invalid_argument("'" + parts[i] + "' is neither a preset (pcie3, pcie4, pcie5, h100, h200, "
+                                  "mi300x; first only) nor key=value");
     }
-    apply(model, parts[i].substr(0, equals), parts[i].substr(equals + 1));
-  }
-  if (model.devices < 1) throw std::invalid_argument("devices must be at least 1");
-  if (model.host_to_device_bytes_per_second <= 0 || model.device_to_host_bytes_per_second <= 0 ||
-      model.register_bytes_per_second <= 0) {
-    throw std::invalid_argument("bandwidths must be above 0");
+    const std::string key = parts[i].substr(0, equals);
+    const std::string value = parts[i].substr(equals + 1);
+    apply(model, Field{key, value});
   }
   return model;
 }
 
 std::string MachineModel::describe() const {
-  char text[320];
+  char text[400];
   std::snprintf(text, sizeof text,
-                "%s: %.1f GB/s host-to-device, %.1f GB/s device-to-host (x%.2f unpinned), %u copy engine%s, "
-                "%.1f us per copy, %.1f us per launch, %.3g ns per work-item, %zu MiB%s%s",
-                preset.c_str(), host_to_device_bytes_per_second * 1e-9,
-                device_to_host_bytes_per_second * 1e-9, pageable_fraction, copy_engines,
-                copy_engines == 1 ? "" : "s",
-                transfer_latency_seconds * 1e6, launch_latency_seconds * 1e6, seconds_per_item * 1e9,
+                "%s (%s rules): %.1f GB/s host-to-device, %.1f GB/s device-to-host (x%.2f unpinned), "
+                "%s, %u copy engine%s, %.1f us per copy, %.1f us per launch, %.3g ns per work-item, "
+                "%.0f GB/s memory, %zu MiB%s%s",
+                preset.c_str(), flavor == Flavor::cuda ? "CUDA" : "HIP", host_to_device_bytes_per_second * 1e-9,
+                device_to_host_bytes_per_second * 1e-9, pageable_fraction,
+                peer_bytes_per_second > 0
+                    ? (std::to_string(static_cast<long long>(peer_bytes_per_second * 1e-9)) + " GB/s between devices")
+                          .c_str()
+                    : "peer copies through the host",
+                copy_engines, copy_engines == 1 ? "" : "s", transfer_latency_seconds * 1e6,
+                launch_latency_seconds * 1e6, seconds_per_item * 1e9, memory_bytes_per_second * 1e-9,
                 memory_bytes >> 20, jitter_seconds > 0 ? ", random extra delays" : "",
                 moves_data ? "" : ", time only (data=0)");
   return text;

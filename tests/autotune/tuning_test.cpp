@@ -42,7 +42,7 @@ constexpr std::size_t fault_items = 4096;
 // `device`: a GPU runs the 4096 work-items' chains in parallel, a CPU
 // vectorizes them over a few cores.
 autotune::TuningTarget fault_target(const Device& device) {
-  const char* spin = device.info().type == DeviceType::cpu ? "-DSPIN=300000" : "-DSPIN=400000000";
+  const char* spin = computes_on_cpu(device) ? "-DSPIN=300000" : "-DSPIN=400000000";
   autotune::TuningTarget target;
   TunableKernel& kernel = target.kernel;
   kernel.name = "test.tuning_faults";

@@ -57,7 +57,7 @@ autotune::TuningTarget doubling_target(const Device& device, const std::string& 
   autotune::TuningTarget target;
   TunableKernel& kernel = target.kernel;
   kernel.name = "test." + kernel_name;
-  const int iterations = device.info().type == DeviceType::cpu ? unit : unit * 267;
+  const int iterations = computes_on_cpu(device) ? unit : unit * 267;
   kernel.source = {"tuning_checks.cl", std::string(alloy_kernels::tuning_checks_source),
                    "-DUNIT=" + std::to_string(iterations)};
   kernel.kernel_name = kernel_name;
@@ -90,7 +90,7 @@ autotune::TuningTarget grow_target(const Device& device) {
   autotune::TuningTarget target;
   TunableKernel& kernel = target.kernel;
   kernel.name = "test.grow_work";
-  const char* unit = device.info().type == DeviceType::cpu ? "-DUNIT=1500" : "-DUNIT=400000";
+  const char* unit = computes_on_cpu(device) ? "-DUNIT=1500" : "-DUNIT=400000";
   kernel.source = {"tuning_checks.cl", std::string(alloy_kernels::tuning_checks_source), unit};
   kernel.kernel_name = "grow_work";
   kernel.parameters = {{"WGS", {16}, 16, {}}};

@@ -98,4 +98,38 @@ TEST_CASE("Conformance.Events.timestamps_ordered") {
   });
 }
 
+// Callers may drop the events that commands return: each command still
+// runs, in order, and synchronizing waits for all of them (CUDA and HIP
+// release a destroyed event only once it has completed). Integer results
+// are checked exactly; a second queue waits on an event dropped at once.
+TEST_CASE("Conformance.Events.dropped_events_still_complete_in_order") {
+  for_each_device([](Device& device) {
+    const int n = 4096;
+    auto scale = conformance_kernel(device, "scale_offset");
+    auto add = conformance_kernel(device, "add_to_range");
+    auto first = device.create_queue();
+    auto second = device.create_queue();
+    auto a = device.allocate(n * sizeof(int));
+    auto b = device.allocate(n * sizeof(int));
+    auto c = device.allocate(n * sizeof(int));
+    std::vector<int> input(n);
+    std::iota(input.begin(), input.end(), -n / 2);
+    for (int round = 0; round < 8; ++round) {
+      CAPTURE(round);
+      const int zero = 0;
+      first->fill(*b, 0, &zero, sizeof zero, n * sizeof(int));
+      first->write(*a, 0, input.data(), n * sizeof(int));
+      first->launch(*scale, {Extent(n)}, n, 3, round, *a, *b);  // b = 3a + round
+      first->launch(*add, {Extent(n)}, 0, n, 5, *b);            // b += 5
+      second->wait_for(*first->copy(*b, 0, *c, 0, n * sizeof(int)));
+      second->launch(*add, {Extent(n / 2)}, 0, n / 2, -1, *c);  // first half of c -= 1
+      std::vector<int> back(n, 12345);
+      second->read(*c, 0, back.data(), n * sizeof(int));
+      second->finish();
+      for (int i = 0; i < n; ++i) REQUIRE(back[i] == 3 * input[i] + round + 5 - (i < n / 2 ? 1 : 0));
+    }
+    first->finish();
+  });
+}
+
 }  // namespace alloy::test

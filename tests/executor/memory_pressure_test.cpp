@@ -83,7 +83,7 @@ TEST_CASE("Executor.Memory.eviction_does_not_hold_up_submission") {
   Executor executor(runtime(), capped(elements * sizeof(int)));
   Buffer<float> busy(elements);
   Buffer<int> next(elements);
-  const int iterations = device->info().type == DeviceType::cpu ? 400'000'000 : 2'000'000'000;
+  const int iterations = computes_on_cpu(*device) ? 400'000'000 : 2'000'000'000;
   Run spinning = executor.kernel(conformance, "spin", {Extent(1)}, {iterations, write(busy.slice(0, 1))});
   Run evicting = executor.kernel(conformance, "add_to_range", {Extent(elements)},
                                  {0, elements, 5, read_write(next)});

@@ -37,6 +37,13 @@ void for_each_device(const std::function<void(Device&)>& body);
 /// as skipped when every case in it skipped (support/case_outcomes.hpp).
 void skip(const std::string& reason);
 
+/// Whether `device`'s kernels run on a CPU: a CPU device, or an emulated
+/// one (it computes on the host's OpenCL CPU device). Tests that size a
+/// spinning kernel by the hardware that runs it ask this.
+inline bool computes_on_cpu(const Device& device) {
+  return device.info().type == DeviceType::cpu || !device.info().emulation.empty();
+}
+
 /// True when the selected backend has at least `count` devices; else skips.
 bool have_devices(std::size_t count);
 

@@ -25,6 +25,12 @@ int main(int argc, char** argv) {
       alloy::test::selected_backend() = std::string(argument.substr(backend_option.size()));
     }
   }
+  // On emulated devices, unless the caller chose otherwise: two, with random
+  // delays per copy and launch, so that order can only come from events;
+  // their kernels compute on the first PoCL device.
+  if (alloy::test::selected_backend() == "emulated") {
+    setenv("ALLOY_EMULATED_DEVICES", "pcie5,devices=2,jitter=50", 0);
+  }
   // A process on one backend loads only that one (and the emulated devices
   // its tests ask for): a CUDA case on a machine without a GPU need not
   // start PoCL to skip.
