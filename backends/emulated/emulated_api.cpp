@@ -4,6 +4,7 @@
 // (docs/emulated.md). Made only when ALLOY_EMULATED_DEVICES asks for them.
 #include <cstdlib>
 #include <memory>
+#include <system_error>
 #include <thread>
 
 #include "emulated_api.hpp"
@@ -74,8 +75,13 @@ Status destroy_stream(Handle handle) {
     driver().streams.erase(stream.get());
   };
   if (model()->flavor == Flavor::cuda) {
-    // cuStreamDestroy returns at once; the stream is released once its work is done.
-    std::thread(retire).detach();
+    // cuStreamDestroy returns at once; the stream is released once its work
+    // is done. Where no thread can be started, waiting here is still right.
+    try {
+      std::thread(retire).detach();
+    } catch (const std::system_error&) {
+      retire();
+    }
   } else {
     retire();  // hipStreamDestroy may wait for the stream's work, and this one does
   }

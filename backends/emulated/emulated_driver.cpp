@@ -39,7 +39,7 @@ bool is_pinned(const void* host, std::size_t bytes) {
   auto found = pinned.upper_bound(address);
   if (found == pinned.begin()) return false;
   --found;
-  return address + bytes <= found->first + found->second;
+  return address + bytes <= found->first + found->second.bytes;
 }
 
 std::size_t bytes_to_allocation_end(DevicePointer address) {

@@ -58,6 +58,13 @@ struct Allocation {
   bool owns_memory;
 };
 
+/// Page-locked host memory: from allocate_host (the driver's to free) or
+/// registered (the caller's, only to unregister).
+struct PinnedRange {
+  std::size_t bytes;
+  bool allocated;
+};
+
 struct Driver {
   std::mutex mutex;
   /// Replaced whole when a runtime reads ALLOY_EMULATED_DEVICES again;
@@ -66,7 +73,7 @@ struct Driver {
   std::deque<DeviceState> devices;
   std::map<DevicePointer, Allocation> allocations;
   /// Page-locked host ranges by start: allocate_host's and registered ones.
-  std::map<std::uintptr_t, std::size_t> pinned;
+  std::map<std::uintptr_t, PinnedRange> pinned;
   /// Streams with work that may still touch memory, including destroyed
   /// ones still finishing theirs (CUDA's cuStreamDestroy returns at once).
   std::map<const Stream*, std::shared_ptr<Stream>> streams;

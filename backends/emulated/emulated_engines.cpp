@@ -1,6 +1,9 @@
 // Engines, streams and events of emulated devices.
 #include "emulated_engines.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 namespace alloy::emulation {
 
 std::int64_t steady_now_ns() {
@@ -10,25 +13,29 @@ std::int64_t steady_now_ns() {
 }
 
 void Engine::occupy(double seconds, const std::function<void()>& work) {
+  // Within what a steady-clock duration holds (a year is far beyond any
+  // model's figures; a model's checked numbers can still multiply past it).
+  constexpr double longest = 365.0 * 24 * 3600;
+  const double busy = std::isfinite(seconds) ? std::clamp(seconds, 0.0, longest) : 0.0;
   std::lock_guard lock(mutex_);
   const auto start = std::chrono::steady_clock::now();
   if (work) work();
   std::this_thread::sleep_until(start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                            std::chrono::duration<double>(seconds)));
+                                            std::chrono::duration<double>(busy)));
 }
 
 std::uint64_t StreamEvent::record() {
   std::lock_guard lock(mutex_);
-  return ++recorded_;
+  outstanding_.insert(++recorded_);
+  return recorded_;
 }
 
 void StreamEvent::reached(std::uint64_t record_number) {
   // Notified under the lock: a waiter that sees it reached may drop its
   // reference at once.
   std::lock_guard lock(mutex_);
-  if (record_number <= reached_) return;
-  reached_ = record_number;
-  if (reached_ == recorded_) reached_ns_ = steady_now_ns();
+  if (outstanding_.erase(record_number) == 0) return;
+  if (record_number == recorded_) reached_ns_ = steady_now_ns();
   changed_.notify_all();
 }
 
@@ -39,17 +46,17 @@ std::uint64_t StreamEvent::latest_record() const {
 
 void StreamEvent::wait_for(std::uint64_t record_number) {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return reached_ >= record_number; });
+  changed_.wait(lock, [&] { return !outstanding_.contains(record_number); });
 }
 
 bool StreamEvent::pending() const {
   std::lock_guard lock(mutex_);
-  return reached_ < recorded_;
+  return outstanding_.contains(recorded_);
 }
 
 std::int64_t StreamEvent::reached_ns() const {
   std::lock_guard lock(mutex_);
-  return reached_ < recorded_ ? -1 : reached_ns_;
+  return outstanding_.contains(recorded_) ? -1 : reached_ns_;
 }
 
 Stream::Stream(int device) : device_(device), worker_([this] { work(); }) {}
@@ -76,11 +83,6 @@ void Stream::drain() {
   std::unique_lock lock(mutex_);
   const std::uint64_t target = submitted_;
   changed_.wait(lock, [&] { return finished_ >= target; });
-}
-
-bool Stream::idle() {
-  std::lock_guard lock(mutex_);
-  return finished_ == submitted_;
 }
 
 void Stream::work() {

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <thread>
 
 namespace alloy::emulation {
@@ -53,7 +54,9 @@ class StreamEvent {
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::uint64_t recorded_ = 0;
-  std::uint64_t reached_ = 0;
+  /// Records not reached yet. Records on different streams may be reached
+  /// out of order, so one reached record says nothing of an earlier one.
+  std::set<std::uint64_t> outstanding_;
   std::int64_t reached_ns_ = -1;
 };
 
@@ -72,8 +75,6 @@ class Stream {
   /// Until every command submitted before the call has run (later ones
   /// may still be queued).
   void drain();
-  /// Whether every command submitted so far has run.
-  bool idle();
 
  private:
   void work();

@@ -1,6 +1,7 @@
 // Modules, functions and launches of emulated devices.
 #include "emulated_launch.hpp"
 
+#include <cmath>
 #include <cstring>
 #include <deque>
 #include <optional>
@@ -77,15 +78,15 @@ double default_seconds(const Function& kernel, const KernelLaunch& launch, std::
 
 }  // namespace
 
-stream::CompileResult compile(const std::string& source, const std::string& name, const std::string& options,
+stream::CompileResult compile(const std::string& source, const std::string& /*name*/, const std::string& options,
                               const std::string& architecture) {
   stream::CompileResult result;
   result.target = architecture;
   OpenclCompute& compute = OpenclCompute::get();
   // Where nothing can compile it, the source goes through unchecked, and
-  // launches of it need a host model (a warning says so at load).
+  // launches of it need a host model (a warning says so at load). The
+  // kernel's name is checked when the module is asked for it.
   if (compute.unavailable_reason().empty() && !compute.build(source, options, result.log)) return result;
-  (void)name;
   const std::string image = std::string(options_line) + options + "\n" + source;
   const auto* text = reinterpret_cast<const std::byte*>(image.c_str());
   result.binary.assign(text, text + image.size() + 1);
@@ -126,6 +127,13 @@ stream::Status unload_module(stream::Handle module) {
 
 stream::Status get_function(stream::Handle* function, stream::Handle module, const char* name) {
   auto& loaded = *static_cast<Module*>(module);
+  // The same handle for the same name, as a module's functions are.
+  for (Function& known : loaded.functions) {
+    if (known.name == name) {
+      *function = &known;
+      return emulated_success;
+    }
+  }
   Function made{name, &loaded, {}, {}};
   if (const std::optional<KernelSignature> signature = find_kernel_signature(loaded.source, name)) {
     for (const KernelParameter& parameter : signature->parameters) {
@@ -138,7 +146,7 @@ stream::Status get_function(stream::Handle* function, stream::Handle module, con
     // Declared in a way the parser cannot read (through a macro, say): the
     // compiler knows, as a driver's loaded module does.
     for (const ComputeArgument& parameter : *parameters) {
-      made.argument_bytes.push_back(parameter.span);
+      made.argument_bytes.push_back(parameter.value_bytes);
       made.is_pointer.push_back(parameter.is_buffer);
     }
   } else {
@@ -181,7 +189,8 @@ stream::Status launch(stream::Handle function, const unsigned* grid, const unsig
   std::size_t bytes_spanned = 0;
   for (std::size_t i = 0; i < kernel.argument_bytes.size(); ++i) {
     ComputeArgument& argument = computed.arguments.emplace_back();
-    std::memcpy(argument.value.data(), params[i], std::min<std::size_t>(kernel.argument_bytes[i], 8));
+    argument.value_bytes = std::min<std::size_t>(kernel.argument_bytes[i], argument.value.size());
+    std::memcpy(argument.value.data(), params[i], argument.value_bytes);
     launch.arguments.push_back(argument.value);
     if (!kernel.is_pointer[i]) continue;
     DevicePointer address = 0;
@@ -197,20 +206,35 @@ stream::Status launch(stream::Handle function, const unsigned* grid, const unsig
   const bool host_model_runs = kernel_model && kernel_model->run;
   const bool computes = m.moves_data && !host_model_runs;
   OpenclCompute& compute = OpenclCompute::get();
-  if (computes) {
-    if (!kernel.module->program) {
-      say_once("uncomputed:" + kernel.name, "emulated launch of '" + kernel.name + "': no host model and " +
-                                                compute.unavailable_reason(), true);
-      return emulated_launch_failed;
+  if (computes && !kernel.module->program) {
+    say_once("uncomputed:" + kernel.name, "emulated launch of '" + kernel.name + "': no host model and " +
+                                              compute.unavailable_reason(),
+             true);
+    return emulated_launch_failed;
+  }
+  if (const auto& program = kernel.module->program) {
+    // As a driver checks a launch against the kernel, whether or not it is
+    // computed: more threads per block than the kernel allows is CUDA's
+    // out-of-resources error, arguments that do not fit it invalid.
+    const std::size_t block_threads = std::size_t{block[0]} * block[1] * block[2];
+    const std::size_t kernel_limit = compute.max_work_group_size(*program, kernel.name, block_threads);
+    if (block_threads > kernel_limit) {
+      log_note("emulated launch of '" + kernel.name + "' refused: blocks of " + std::to_string(block_threads) +
+               " threads, and the kernel allows " + std::to_string(kernel_limit));
+      return emulated_launch_out_of_resources;
     }
-    if (const std::string problem = compute.check(*kernel.module->program, kernel.name, computed);
-        !problem.empty()) {
+    if (const std::string problem = compute.check(*program, kernel.name, computed); !problem.empty()) {
       log_note("emulated launch of '" + kernel.name + "' refused: " + problem);
       return emulated_invalid_value;
     }
   }
   const double modelled = kernel_model && kernel_model->seconds ? kernel_model->seconds(launch)
                                                                 : default_seconds(kernel, launch, bytes_spanned, m);
+  if (!std::isfinite(modelled) || modelled < 0) {
+    log_warning("emulated launch of '" + kernel.name + "': its model gives " + std::to_string(modelled) +
+                " seconds; a kernel model's time must be finite and not negative");
+    return emulated_launch_failed;
+  }
   const double seconds = m.launch_latency_seconds + modelled + jitter(m);
   Stream& s = stream_of(stream);
   DeviceState& state = device_state(s.device());

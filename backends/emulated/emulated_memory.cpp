@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <thread>
 #include <vector>
 
@@ -15,10 +16,23 @@ namespace {
 /// cuMemAlloc's alignment; also lets OpenCL use the memory in place.
 constexpr std::size_t device_alignment = 256;
 
+/// Null where the size, rounded up to the alignment, would not fit.
 void* aligned_memory(std::size_t bytes) {
+  if (bytes > std::numeric_limits<std::size_t>::max() - device_alignment) return nullptr;
   const std::size_t rounded = std::max<std::size_t>((bytes + device_alignment - 1) / device_alignment, 1) *
                               device_alignment;
   return std::aligned_alloc(device_alignment, rounded);
+}
+
+/// Whether [start, start + bytes) overlaps a page-locked range. Under the
+/// driver's lock.
+bool overlaps_pinned(std::uintptr_t start, std::size_t bytes) {
+  const auto& pinned = driver().pinned;
+  const auto after = pinned.lower_bound(start);
+  if (after != pinned.end() && after->first - start < bytes) return true;
+  if (after == pinned.begin()) return false;
+  const auto before = std::prev(after);
+  return start - before->first < before->second.bytes;
 }
 
 Engine& engine_to_device(int device) { return device_state(device).to_device; }
@@ -93,7 +107,13 @@ stream::Status allocate(DevicePointer* address, std::size_t bytes) {
   Driver& d = driver();
   const int device = current_device();
   DeviceState& state = d.devices.at(static_cast<std::size_t>(device));
-  if (state.used_bytes + bytes > d.model->memory_bytes) return emulated_out_of_memory;
+  if (bytes == 0) {
+    // cuMemAlloc refuses an empty allocation; hipMalloc gives a null pointer.
+    if (d.model->flavor == Flavor::cuda) return emulated_invalid_value;
+    *address = 0;
+    return emulated_success;
+  }
+  if (bytes > d.model->memory_bytes - state.used_bytes) return emulated_out_of_memory;
   const bool owns_memory = d.model->moves_data;
   if (owns_memory) {
     void* memory = aligned_memory(bytes);
@@ -109,6 +129,7 @@ stream::Status allocate(DevicePointer* address, std::size_t bytes) {
 }
 
 stream::Status free_memory(DevicePointer address) {
+  if (address == 0 && model()->flavor == Flavor::hip) return emulated_success;  // hipFree(nullptr)
   int device = 0;
   {
     std::lock_guard lock(driver().mutex);
@@ -116,8 +137,9 @@ stream::Status free_memory(DevicePointer address) {
     if (found == driver().allocations.end()) return emulated_invalid_value;
     device = found->second.device;
   }
-  // cuMemFree and hipFree wait for the device's queued work first.
-  synchronize_streams(device);
+  // cuMemFree and hipFree wait for queued work first: every device's, as a
+  // peer copy queued on another device may still read this memory.
+  synchronize_streams(-1);
   std::lock_guard lock(driver().mutex);
   Driver& d = driver();
   const auto found = d.allocations.find(address);
@@ -132,7 +154,7 @@ stream::Status allocate_host(void** data, std::size_t bytes) {
   *data = aligned_memory(bytes);
   if (*data == nullptr) return emulated_out_of_memory;
   std::lock_guard lock(driver().mutex);
-  driver().pinned[reinterpret_cast<std::uintptr_t>(*data)] = bytes;
+  driver().pinned[reinterpret_cast<std::uintptr_t>(*data)] = {bytes, true};
   return emulated_success;
 }
 
@@ -140,8 +162,12 @@ stream::Status free_host(void* data) {
   // As hipHostFree does (and so that no queued copy reads freed memory).
   synchronize_streams(-1);
   {
+    // Registered memory is the caller's: only unregister_host lets it go.
     std::lock_guard lock(driver().mutex);
-    if (driver().pinned.erase(reinterpret_cast<std::uintptr_t>(data)) != 1) return emulated_invalid_value;
+    auto& pinned = driver().pinned;
+    const auto found = pinned.find(reinterpret_cast<std::uintptr_t>(data));
+    if (found == pinned.end() || !found->second.allocated) return emulated_invalid_value;
+    pinned.erase(found);
   }
   std::free(data);
   return emulated_success;
@@ -149,32 +175,31 @@ stream::Status free_host(void* data) {
 
 stream::Status register_host(void* data, std::size_t bytes) {
   const auto start = reinterpret_cast<std::uintptr_t>(data);
+  if (data == nullptr || bytes == 0 || bytes > std::numeric_limits<std::uintptr_t>::max() - start) {
+    return emulated_invalid_value;
+  }
   {
     // Any overlap with page-locked memory, registered or allocated so, is
-    // refused, as the drivers refuse it.
+    // refused, as the drivers refuse it. The range is taken now, so that a
+    // registration racing this one over the same bytes is refused too.
     std::lock_guard lock(driver().mutex);
-    const auto& pinned = driver().pinned;
-    auto after = pinned.lower_bound(start);
-    if (after != pinned.end() && after->first < start + std::max<std::size_t>(bytes, 1)) {
-      return emulated_host_memory_already_registered;
-    }
-    if (after != pinned.begin() && std::prev(after)->first + std::prev(after)->second > start) {
-      return emulated_host_memory_already_registered;
-    }
+    if (overlaps_pinned(start, bytes)) return emulated_host_memory_already_registered;
+    driver().pinned[start] = {bytes, false};
   }
   // Page-locking takes the calling thread's time, as the real call does.
   const auto held = model();
   std::this_thread::sleep_for(
       std::chrono::duration<double>(static_cast<double>(bytes) / held->register_bytes_per_second));
-  std::lock_guard lock(driver().mutex);
-  const bool added = driver().pinned.emplace(start, bytes).second;
-  return added ? emulated_success : emulated_host_memory_already_registered;  // registered meanwhile
+  return emulated_success;
 }
 
 stream::Status unregister_host(void* data) {
   std::lock_guard lock(driver().mutex);
-  return driver().pinned.erase(reinterpret_cast<std::uintptr_t>(data)) == 1 ? emulated_success
-                                                                              : emulated_host_memory_not_registered;
+  auto& pinned = driver().pinned;
+  const auto found = pinned.find(reinterpret_cast<std::uintptr_t>(data));
+  if (found == pinned.end() || found->second.allocated) return emulated_host_memory_not_registered;
+  pinned.erase(found);
+  return emulated_success;
 }
 
 stream::Status copy_to_device(DevicePointer to, const void* from, std::size_t bytes, Handle stream) {

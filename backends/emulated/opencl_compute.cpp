@@ -168,7 +168,7 @@ std::optional<std::vector<ComputeArgument>> OpenclCompute::parameters(const Comp
     if (!parameter.error.empty()) return std::nullopt;
     ComputeArgument& argument = shapes.emplace_back();
     argument.is_buffer = parameter.is_buffer;
-    argument.span = parameter.is_buffer ? 8 : parameter.bytes;  // what a launch's parameter holds
+    argument.value_bytes = parameter.is_buffer ? 8 : parameter.bytes;  // what a launch's parameter holds
   }
   return shapes;
 }
@@ -201,9 +201,14 @@ std::string OpenclCompute::check(const ComputeProgram& program, const std::strin
     const Parameter& parameter = shape.parameters[i];
     const std::string which = "parameter " + std::to_string(i) + " of " + kernel_name;
     if (!parameter.error.empty()) return which + " is " + parameter.error;
-    if (parameter.is_buffer != launch.arguments[i].is_buffer) {
+    const ComputeArgument& argument = launch.arguments[i];
+    if (parameter.is_buffer != argument.is_buffer) {
       return which + (parameter.is_buffer ? " is a pointer, given a value that is not device memory"
                                           : " is a scalar, given device memory");
+    }
+    if (!parameter.is_buffer && parameter.bytes != argument.value_bytes) {
+      return which + " is a scalar of " + std::to_string(parameter.bytes) + " bytes, given " +
+             std::to_string(argument.value_bytes);
     }
   }
   return {};
@@ -230,14 +235,16 @@ std::string OpenclCompute::run(const ComputeProgram& program, const std::string&
   }
   // Buffers over the host memory that stands for device memory, for this
   // launch only: made now, they start from what copies left there; mapped
-  // after the run, the host sees what the kernel wrote.
+  // after the run, the host sees what the kernel wrote. Two arguments in one
+  // allocation give buffers over overlapping memory, which OpenCL leaves
+  // undefined; a CPU device uses the host memory in place, so both see each
+  // other's writes (Emulation.Driver checks that on the device at hand).
   std::vector<cl::Buffer> buffers;
   for (cl_uint i = 0; i < launch.arguments.size(); ++i) {
     const ComputeArgument& argument = launch.arguments[i];
     if (!argument.is_buffer) {
-      // Checked at submission: the shape has this scalar's size.
-      const std::size_t bytes = program.shape(state_->device, kernel_name).parameters.at(i).bytes;
-      error = clSetKernelArg(kernel(), i, bytes, argument.value.data());
+      // Checked at submission: the kernel's scalar has this size.
+      error = clSetKernelArg(kernel(), i, argument.value_bytes, argument.value.data());
     } else if (argument.data == nullptr || argument.span == 0) {
       error = clSetKernelArg(kernel(), i, sizeof(cl_mem), nullptr);
     } else {

@@ -22,8 +22,9 @@ struct ComputeArgument {
   /// of its allocation (null for a null pointer).
   void* data = nullptr;
   std::size_t span = 0;
-  /// A scalar: its bytes, as the launch was given them.
+  /// A scalar: its bytes, as the launch was given them, and how many.
   std::array<std::byte, 8> value{};
+  std::size_t value_bytes = 0;
 };
 
 struct ComputeLaunch {
@@ -38,7 +39,8 @@ class ComputeProgram;
 class OpenclCompute {
  public:
   /// The process's one, on the first CPU device that OpenCL lists (the
-  /// first device of any type if there is no CPU device).
+  /// first device of any type if there is no CPU device: a GPU computes the
+  /// same results, over host memory).
   static OpenclCompute& get();
 
   /// Empty when a device was found; else why there is none.
@@ -61,12 +63,14 @@ class OpenclCompute {
   std::optional<std::vector<ComputeArgument>> parameters(const ComputeProgram& program, const std::string& kernel);
 
   /// The most work-items a work-group of `kernel` may have: what the kernel
-  /// demands (reqd_work_group_size) or the device allows it, capped at `cap`.
+  /// demands (reqd_work_group_size) or the device allows it, capped at `cap`
+  /// (`cap` where the program has no such kernel).
   std::size_t max_work_group_size(const ComputeProgram& program, const std::string& kernel, std::size_t cap);
 
-  /// Why `launch` cannot run `kernel` (its arguments do not match the
-  /// parameters), or empty: checked when the launch is submitted, as a
-  /// driver checks its parameters.
+  /// Why `launch` cannot run `kernel` (its work-group differs from the one
+  /// the kernel requires, or its arguments do not match the parameters), or
+  /// empty: checked when the launch is submitted, as a driver checks its
+  /// parameters.
   std::string check(const ComputeProgram& program, const std::string& kernel, const ComputeLaunch& launch);
 
   struct State;

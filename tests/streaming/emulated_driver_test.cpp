@@ -6,11 +6,14 @@
 
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <vector>
 
+#include "alloy/emulated_kernels.hpp"
 #include "emulated_api.hpp"
 #include "emulated_driver.hpp"
 
@@ -126,6 +129,15 @@ TEST_CASE("Emulation.Driver.registration_refuses_overlaps_and_unknown_bases") {
     REQUIRE(calls().register_host(memory.data(), 1 << 15) == emulated_success);
     CHECK(calls().register_host(memory.data() + 4096, 1 << 15) == emulated_host_memory_already_registered);
     CHECK(calls().unregister_host(memory.data() + 4096) == emulated_host_memory_not_registered);
+    // Registered memory stays the caller's: freeing it as the driver's own
+    // is refused, and unregistering the driver's own is too.
+    CHECK(calls().free_host(memory.data()) == emulated_invalid_value);
+    void* allocated = nullptr;
+    REQUIRE(calls().allocate_host(&allocated, 4096) == emulated_success);
+    CHECK(calls().unregister_host(allocated) == emulated_host_memory_not_registered);
+    CHECK(calls().free_host(allocated) == emulated_success);
+    CHECK(calls().register_host(nullptr, 4096) == emulated_invalid_value);
+    CHECK(calls().register_host(memory.data() + (1 << 15), 0) == emulated_invalid_value);
     CHECK(calls().unregister_host(memory.data()) == emulated_success);
     CHECK(calls().unregister_host(memory.data()) == emulated_host_memory_not_registered);
     // The flavor's driver names the code.
@@ -133,6 +145,45 @@ TEST_CASE("Emulation.Driver.registration_refuses_overlaps_and_unknown_bases") {
     CHECK(name == (std::string(flavor) == "cuda" ? "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED (emulated)"
                                                  : "hipErrorHostMemoryAlreadyRegistered (emulated)"));
   }
+}
+
+TEST_CASE("Emulation.Driver.allocations_of_nothing_follow_the_flavor_and_of_too_much_fail") {
+  for (const char* flavor : {"cuda", "hip"}) {
+    CAPTURE(flavor);
+    emulate(std::string("pcie5,memory=1G,flavor=") + flavor);
+    stream::DevicePointer address = 1;
+    if (std::string(flavor) == "cuda") {
+      CHECK(calls().allocate(&address, 0) == emulated_invalid_value);
+    } else {
+      CHECK(calls().allocate(&address, 0) == emulated_success);
+      CHECK(address == 0);
+      CHECK(calls().free(0) == emulated_success);
+    }
+    CHECK(calls().allocate(&address, std::numeric_limits<std::size_t>::max()) == emulated_out_of_memory);
+    CHECK(calls().allocate(&address, (std::size_t{1} << 30) + 1) == emulated_out_of_memory);
+    void* host = nullptr;
+    CHECK(calls().allocate_host(&host, std::numeric_limits<std::size_t>::max()) == emulated_out_of_memory);
+  }
+}
+
+TEST_CASE("Emulation.Driver.a_wait_holds_for_the_record_it_saw_whatever_later_records_reach") {
+  emulate(slow_copies("cuda", 300));
+  StreamHandle slow;
+  StreamHandle waiting;
+  DeviceMemory device(4096);
+  void* pinned = nullptr;
+  REQUIRE(calls().allocate_host(&pinned, 4096) == emulated_success);
+  REQUIRE(calls().copy_to_device(device.address, pinned, 4096, slow.handle) == emulated_success);
+  stream::Handle event = recorded_event(slow.handle);
+  REQUIRE(calls().stream_wait_event(waiting.handle, event) == emulated_success);
+  // Recorded again on the default stream, which has nothing queued: this
+  // later record is reached at once, the one the wait saw is not.
+  REQUIRE(calls().record_event(event, nullptr) == emulated_success);
+  stream::Handle after_wait = recorded_event(waiting.handle);
+  CHECK(calls().query_event(after_wait) == emulated_not_ready);  // the copy has 300 ms to go
+  CHECK(calls().synchronize_event(after_wait) == emulated_success);
+  for (stream::Handle made : {event, after_wait}) CHECK(calls().destroy_event(made) == emulated_success);
+  REQUIRE(calls().free_host(pinned) == emulated_success);
 }
 
 TEST_CASE("Emulation.Driver.pageable_copies_follow_the_flavor") {
@@ -248,6 +299,72 @@ TEST_CASE("Emulation.Driver.launches_outside_the_limits_are_refused_and_others_c
   std::vector<int> back(1024);
   REQUIRE(calls().copy_to_host(back.data(), out.address, back.size() * sizeof(int), queue.handle) == 0);
   for (int i = 0; i < 1024; ++i) REQUIRE(back[i] == i + 5);
+}
+
+TEST_CASE("Emulation.Driver.launches_are_checked_against_the_kernel") {
+  const std::string source =
+      "__kernel __attribute__((reqd_work_group_size(16, 1, 1)))\n"
+      "void fixed_groups(__global int* out) { out[get_global_id(0)] = 1; }\n"
+      "__kernel void scale(__global float* out, float by) { out[get_global_id(0)] *= by; }\n";
+  const stream::CompileResult compiled = calls().compile(source, "fixed_groups", "", "emulated");
+  REQUIRE_MESSAGE(compiled.ok, compiled.log);
+  emulate("pcie5");
+  const LoadedFunction fixed(compiled.binary, "fixed_groups");
+  const LoadedFunction scale(compiled.binary, "scale");
+  StreamHandle queue;
+  DeviceMemory out(1024 * sizeof(int));
+  void* params[] = {&out.address};
+  const std::array<unsigned, 3> grid{2, 1, 1};
+  const std::array<unsigned, 3> too_big{32, 1, 1};
+  const std::array<unsigned, 3> too_small{8, 1, 1};
+  // More threads than the kernel allows: CUDA's out-of-resources code.
+  CHECK(calls().launch(fixed.function, grid.data(), too_big.data(), queue.handle, params) ==
+        emulated_launch_out_of_resources);
+  CHECK(calls().launch(fixed.function, grid.data(), too_small.data(), queue.handle, params) ==
+        emulated_invalid_value);
+  // A kernel model whose time is not a number fails the launch.
+  KernelModel nan_time;
+  nan_time.seconds = [](const KernelLaunch&) { return std::nan(""); };
+  define_kernel("scale", nan_time);
+  float by = 2;
+  void* scale_params[] = {&out.address, &by};
+  CHECK(calls().launch(scale.function, grid.data(), too_small.data(), queue.handle, scale_params) ==
+        emulated_launch_failed);
+  define_kernel("scale", KernelModel{});
+  REQUIRE(calls().synchronize_stream(queue.handle) == emulated_success);
+}
+
+TEST_CASE("Emulation.Driver.two_arguments_in_one_allocation_see_each_others_writes") {
+  // Pointers at unaligned offsets into one allocation, as slices of one
+  // buffer are: each kernel argument's span reaches the allocation's end,
+  // so the compute device's buffers overlap, and a copy of either would
+  // lose the other's writes.
+  const std::string source =
+      "__kernel void two_views(__global int* first, __global int* second, int n) {\n"
+      "  const int i = (int)get_global_id(0);\n"
+      "  if (i < n) { first[i] = 1; second[i] = 2; }\n"
+      "}\n";
+  const stream::CompileResult compiled = calls().compile(source, "two_views", "", "emulated");
+  REQUIRE_MESSAGE(compiled.ok, compiled.log);
+  emulate("pcie5");
+  const LoadedFunction kernel(compiled.binary, "two_views");
+  StreamHandle queue;
+  constexpr int n = 100;
+  DeviceMemory memory((2 * n + 3) * sizeof(int));
+  REQUIRE(calls().fill32(memory.address, 0, 2 * n + 3, queue.handle) == emulated_success);
+  stream::DevicePointer first = memory.address + sizeof(int);
+  stream::DevicePointer second = memory.address + (n + 2) * sizeof(int);
+  int count = n;
+  void* params[] = {&first, &second, &count};
+  const std::array<unsigned, 3> grid{1, 1, 1};
+  const std::array<unsigned, 3> block{128, 1, 1};
+  REQUIRE(calls().launch(kernel.function, grid.data(), block.data(), queue.handle, params) == emulated_success);
+  std::vector<int> back(2 * n + 3, -1);
+  REQUIRE(calls().copy_to_host(back.data(), memory.address, back.size() * sizeof(int), queue.handle) == 0);
+  std::vector<int> expected(2 * n + 3, 0);
+  std::fill(expected.begin() + 1, expected.begin() + 1 + n, 1);
+  std::fill(expected.begin() + n + 2, expected.begin() + 2 * n + 2, 2);
+  CHECK(back == expected);
 }
 
 }  // namespace alloy::emulation
