@@ -2,6 +2,7 @@
 #include "compile_ahead.hpp"
 
 #include "alloy/error.hpp"
+#include "compile_ahead_task.hpp"
 
 namespace alloy::autotune::detail {
 
@@ -23,7 +24,7 @@ void CompileAhead::start(const ProgramSource& source) {
     jobs_.emplace(key, std::move(job));
     queue_.push_back(key);
   }
-  group_.run([this] { run_next(); });
+  group_.run(TbbTaskBody<CompileAhead, &CompileAhead::run_next>{this});
 }
 
 void CompileAhead::run_next() {

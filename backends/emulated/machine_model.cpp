@@ -41,24 +41,22 @@ struct Field {
     throw std::invalid_argument("'" + key + "=" + value + "': " + why);
   }
 
-  /// A finite number in [low, high]; `unit` says what it counts.
-  double number(double low, double high, const char* unit) const {
+  /// A finite number in [low, high], or in (low, high] where `low` itself
+  /// is not allowed; `unit` says what it counts.
+  double number(double low, double high, const char* unit, bool low_allowed = true) const {
     double parsed = 0.0;
     const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), parsed);
-    const std::string range = std::string(unit) + " in [" + format_limit(low) + ", " + format_limit(high) + "]";
+    const std::string range = std::string(unit) + " in " + (low_allowed ? "[" : "(") + format_limit(low) + ", " +
+                              format_limit(high) + "]";
     if (error != std::errc() || end != value.data() + value.size() || !std::isfinite(parsed)) {
       refuse("not a number; give " + range);
     }
-    if (parsed < low || parsed > high) refuse("out of range; give " + range);
+    if (parsed < low || (!low_allowed && parsed == low) || parsed > high) refuse("out of range; give " + range);
     return parsed;
   }
 
-  /// As number(), and above `low` where `low` itself is not allowed.
-  double positive(double high, const char* unit) const {
-    const double parsed = number(0.0, high, unit);
-    if (parsed <= 0.0) refuse(std::string("must be above 0; give ") + unit + " in (0, " + format_limit(high) + "]");
-    return parsed;
-  }
+  /// A finite number in (0, high].
+  double positive(double high, const char* unit) const { return number(0.0, high, unit, false); }
 
   /// A whole number in [low, high].
   long long whole(long long low, long long high, const char* unit) const {

@@ -60,6 +60,14 @@ struct LoadedFunction {
   ~LoadedFunction() { calls().unload_module(module); }
 };
 
+/// `source` as the emulated driver compiles it (its check of `kernel`
+/// comes at load).
+std::vector<std::byte> compiled_image(const std::string& source, const char* kernel) {
+  const stream::CompileResult compiled = calls().compile(source, kernel, "", "emulated");
+  REQUIRE_MESSAGE(compiled.ok, compiled.log);
+  return compiled.binary;
+}
+
 stream::Handle recorded_event(stream::Handle on, bool timed = false) {
   stream::Handle event = nullptr;
   REQUIRE(calls().create_event(&event, timed) == emulated_success);
@@ -262,14 +270,13 @@ TEST_CASE("Emulation.Driver.launches_outside_the_limits_are_refused_and_others_c
       "__kernel void write_index(__global int* out, int offset) {\n"
       "  out[get_global_id(0)] = (int)get_global_id(0) + offset;\n"
       "}\n";
-  const stream::CompileResult compiled = calls().compile(source, "write_index", "", "emulated");
-  REQUIRE_MESSAGE(compiled.ok, compiled.log);
+  const std::vector<std::byte> image = compiled_image(source, "write_index");
   for (const char* flavor : {"cuda", "hip"}) {
     CAPTURE(flavor);
     const bool hip = std::string(flavor) == "hip";
     // Time only: a launch that is accepted but huge is not computed.
     emulate(std::string("pcie5,data=0,flavor=") + flavor);
-    const LoadedFunction kernel(compiled.binary, "write_index");
+    const LoadedFunction kernel(image, "write_index");
     StreamHandle queue;
     DeviceMemory out(1024 * sizeof(int));
     int offset = 0;
@@ -288,7 +295,7 @@ TEST_CASE("Emulation.Driver.launches_outside_the_limits_are_refused_and_others_c
   }
   // With data, an accepted launch computes its results.
   emulate("pcie5");
-  const LoadedFunction kernel(compiled.binary, "write_index");
+  const LoadedFunction kernel(image, "write_index");
   StreamHandle queue;
   DeviceMemory out(1024 * sizeof(int));
   int offset = 5;
@@ -306,11 +313,10 @@ TEST_CASE("Emulation.Driver.launches_are_checked_against_the_kernel") {
       "__kernel __attribute__((reqd_work_group_size(16, 1, 1)))\n"
       "void fixed_groups(__global int* out) { out[get_global_id(0)] = 1; }\n"
       "__kernel void scale(__global float* out, float by) { out[get_global_id(0)] *= by; }\n";
-  const stream::CompileResult compiled = calls().compile(source, "fixed_groups", "", "emulated");
-  REQUIRE_MESSAGE(compiled.ok, compiled.log);
+  const std::vector<std::byte> image = compiled_image(source, "fixed_groups");
   emulate("pcie5");
-  const LoadedFunction fixed(compiled.binary, "fixed_groups");
-  const LoadedFunction scale(compiled.binary, "scale");
+  const LoadedFunction fixed(image, "fixed_groups");
+  const LoadedFunction scale(image, "scale");
   StreamHandle queue;
   DeviceMemory out(1024 * sizeof(int));
   void* params[] = {&out.address};
@@ -344,10 +350,9 @@ TEST_CASE("Emulation.Driver.two_arguments_in_one_allocation_see_each_others_writ
       "  const int i = (int)get_global_id(0);\n"
       "  if (i < n) { first[i] = 1; second[i] = 2; }\n"
       "}\n";
-  const stream::CompileResult compiled = calls().compile(source, "two_views", "", "emulated");
-  REQUIRE_MESSAGE(compiled.ok, compiled.log);
+  const std::vector<std::byte> image = compiled_image(source, "two_views");
   emulate("pcie5");
-  const LoadedFunction kernel(compiled.binary, "two_views");
+  const LoadedFunction kernel(image, "two_views");
   StreamHandle queue;
   constexpr int n = 100;
   DeviceMemory memory((2 * n + 3) * sizeof(int));

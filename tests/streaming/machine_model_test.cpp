@@ -83,9 +83,9 @@ TEST_CASE("Emulation.Model.every_number_is_checked") {
     const char* limit;  // what the message offers instead
   };
   const Case cases[] = {
-      {"pcie5,h2d=nan", "'h2d=nan'", "GB/s in [0, 100000]"},
-      {"pcie5,bandwidth=inf", "'bandwidth=inf'", "GB/s in [0, 100000]"},
-      {"pcie5,d2h=0", "'d2h=0'", "must be above 0"},
+      {"pcie5,h2d=nan", "'h2d=nan'", "GB/s in (0, 100000]"},
+      {"pcie5,bandwidth=inf", "'bandwidth=inf'", "GB/s in (0, 100000]"},
+      {"pcie5,d2h=0", "'d2h=0'", "out of range; give GB/s in (0, 100000]"},
       {"pcie5,memory=99999999999G", "'memory=99999999999G'", "out of range; give a whole number of bytes from 1M to 16T"},
       {"pcie5,memory=1K", "'memory=1K'", "out of range; give a whole number of bytes from 1M to 16T"},
       {"pcie5,memory=1048576.5", "'memory=1048576.5'", "not a whole number of bytes"},
@@ -98,11 +98,11 @@ TEST_CASE("Emulation.Model.every_number_is_checked") {
       {"pcie5,devices=0", "'devices=0'", "devices in [1, 64]"},
       {"pcie5,copy_engines=4", "'copy_engines=4'", "copy engines in [1, 3]"},
       {"pcie5,compute_units=1.5", "'compute_units=1.5'", "not a whole number of compute units"},
-      {"pcie5,pageable=2", "'pageable=2'", "a fraction of the bandwidth in [0, 1]"},
+      {"pcie5,pageable=2", "'pageable=2'", "a fraction of the bandwidth in (0, 1]"},
       {"pcie5,item=1e300", "'item=1e300'", "nanoseconds per work-item in [0, 1e+06]"},
       {"pcie5,fp32=-3", "'fp32=-3'", "TFLOP/s in [0, 1e+06]"},
       {"pcie5,peer=1e9", "'peer=1e9'", "GB/s (0: through the host) in [0, 100000]"},
-      {"pcie5,memory_bandwidth=", "'memory_bandwidth='", "GB/s in [0, 100000]"},
+      {"pcie5,memory_bandwidth=", "'memory_bandwidth='", "GB/s in (0, 100000]"},
   };
   for (const Case& c : cases) {
     const std::string message = refusal(c.spec);
