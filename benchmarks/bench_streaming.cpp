@@ -42,6 +42,10 @@ KERNEL void intensity(GLOBAL const float* x, GLOBAL float* y, ulong length, int 
 )",
                                             ""};
 
+/// Blocks of a size that fills warps on every GPU; the kernel skips the
+/// work-items past a chunk's length, so any chunk length launches well.
+constexpr std::size_t kernel_local_size = 256;
+
 /// The emulated device models no data (data=0): what it costs is time only,
 /// so that it can be driven at bus speeds host memcpy cannot reach.
 constexpr const char* emulated_model = "pcie5,data=0,memory=32G";
@@ -95,7 +99,7 @@ struct ModePipeline {
   }
 
   alloy::PipelineReport run(int intensity) {
-    pipeline.kernel(intensity_kernel, "intensity", {in, out, alloy::chunk_length, intensity});
+    pipeline.kernel(intensity_kernel, "intensity", {in, out, alloy::chunk_length, intensity}, kernel_local_size);
     return pipeline.run();
   }
 
@@ -194,11 +198,13 @@ nlohmann::json measure_file(alloy::Runtime& runtime, alloy::Device& device, cons
   alloy::Pipeline from_file(executor, elements);
   const auto file_in = from_file.input_file<float>(path);
   const auto file_out = from_file.output(y.span());
-  from_file.kernel(intensity_kernel, "intensity", {file_in, file_out, alloy::chunk_length, options.file_intensity});
+  from_file.kernel(intensity_kernel, "intensity", {file_in, file_out, alloy::chunk_length, options.file_intensity},
+                   kernel_local_size);
   alloy::Pipeline from_memory(executor, elements);
   const auto memory_in = from_memory.input(std::span<const float>(x.span()));
   const auto memory_out = from_memory.output(y.span());
-  from_memory.kernel(intensity_kernel, "intensity", {memory_in, memory_out, alloy::chunk_length, options.file_intensity});
+  from_memory.kernel(intensity_kernel, "intensity", {memory_in, memory_out, alloy::chunk_length, options.file_intensity},
+                     kernel_local_size);
   from_file.run();
   from_memory.run();
   std::vector<double> walls, reads, computes;

@@ -70,18 +70,17 @@ Status device_info(int ordinal, DeviceInfo* info) {
   return CUDA_SUCCESS;
 }
 
-Status parameter_count(std::size_t* count, Handle function) {
+Status parameter_sizes(std::vector<std::size_t>* sizes, Handle function) {
   // Parameters are numbered densely: the first index that fails is the count.
-  std::size_t offset = 0;
-  std::size_t size = 0;
+  sizes->clear();
   for (std::size_t index = 0;; ++index) {
+    std::size_t offset = 0;
+    std::size_t size = 0;
     const CUresult status =
         d().cuFuncGetParamInfo(static_cast<CUfunction>(function), index, &offset, &size);
-    if (status == CUDA_ERROR_INVALID_VALUE) {  // past the last parameter
-      *count = index;
-      return CUDA_SUCCESS;
-    }
+    if (status == CUDA_ERROR_INVALID_VALUE) return CUDA_SUCCESS;  // past the last parameter
     if (status != CUDA_SUCCESS) return status;
+    sizes->push_back(size);
   }
 }
 
@@ -93,6 +92,7 @@ stream::StreamApi make_api() {
   api.success = CUDA_SUCCESS;
   api.not_ready = CUDA_ERROR_NOT_READY;
   api.out_of_memory = CUDA_ERROR_OUT_OF_MEMORY;
+  api.already_registered = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
   api.status_name = status_name;
   api.compile = compile;
 
@@ -242,7 +242,7 @@ stream::StreamApi make_api() {
                               return d().cuFuncGetAttribute(value, attribute, static_cast<CUfunction>(function));
                             },
                             "cuFuncGetAttribute"};
-  if (d().cuFuncGetParamInfo != nullptr) api.parameter_count = {parameter_count, "cuFuncGetParamInfo"};
+  if (d().cuFuncGetParamInfo != nullptr) api.parameter_sizes = {parameter_sizes, "cuFuncGetParamInfo"};
   api.launch = {[](Handle function, const unsigned* grid, const unsigned* block, Handle stream,
                    void** params) -> Status {
                   return d().cuLaunchKernel(static_cast<CUfunction>(function), grid[0], grid[1], grid[2],
@@ -255,7 +255,13 @@ stream::StreamApi make_api() {
 
 Platform* create_platform() noexcept {
   try {
-    const std::string problem = load_driver();
+    std::string problem = load_driver();
+    if (problem.empty()) {
+      int version = 0;
+      d().cuDriverGetVersion(&version);
+      const CompilerRelease compiler = compiler_release();
+      problem = driver_floor_problem(version, compiler.major, compiler.minor);
+    }
     // Built after loading, since the optional calls depend on the driver.
     static const stream::StreamApi api = make_api();
     return stream::create_platform(api, problem);

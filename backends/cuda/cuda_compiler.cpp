@@ -81,7 +81,9 @@ stream::CompileResult compile(const std::string& source, const std::string& name
     result.log = std::string("nvrtcCreateProgram failed: ") + nvrtcGetErrorString(status);
     return result;
   }
-  const stream::CompilerArguments arguments(options, "--gpu-architecture=" + result.target);
+  // A helper function written without INLINE is a host function to NVRTC,
+  // and a kernel calling it fails to compile; OpenCL C has no such split.
+  const stream::CompilerArguments arguments(options + " -default-device", "--gpu-architecture=" + result.target);
 
   status = nvrtcCompileProgram(program, arguments.count(), arguments.data());
   std::size_t log_size = 0;
@@ -104,11 +106,15 @@ stream::CompileResult compile(const std::string& source, const std::string& name
   return result;
 }
 
+CompilerRelease compiler_release() {
+  CompilerRelease release;
+  nvrtcVersion(&release.major, &release.minor);
+  return release;
+}
+
 std::string compiler_version() {
-  int major = 0;
-  int minor = 0;
-  nvrtcVersion(&major, &minor);
-  return "NVRTC " + std::to_string(major) + "." + std::to_string(minor);
+  const CompilerRelease release = compiler_release();
+  return "NVRTC " + std::to_string(release.major) + "." + std::to_string(release.minor);
 }
 
 }  // namespace alloy::cuda

@@ -16,4 +16,11 @@ stream::CompileResult compile(const std::string& source, const std::string& name
 /// "NVRTC 13.0".
 std::string compiler_version();
 
+struct CompilerRelease {
+  int major = 0;
+  int minor = 0;
+};
+/// NVRTC's release, as nvrtcVersion gives it.
+CompilerRelease compiler_release();
+
 }  // namespace alloy::cuda

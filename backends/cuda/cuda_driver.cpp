@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include <mutex>
+#include <string_view>
 
 namespace alloy::cuda {
 namespace {
@@ -12,6 +13,21 @@ Driver loaded;
 
 #define ALLOY_CUDA_NAME(function) ALLOY_CUDA_NAME_EXPANDED(function)
 #define ALLOY_CUDA_NAME_EXPANDED(function) #function
+
+/// A symbol the toolkit's headers name in a version newer drivers added
+/// (CUDA 13's cuEventElapsedTime -> cuEventElapsedTime_v2, from drivers for
+/// 12.8), and the older symbol with the same signature that older drivers
+/// export: used where the newer one is missing.
+const char* older_symbol(std::string_view symbol) {
+  if (symbol == "cuEventElapsedTime_v2") return "cuEventElapsedTime";
+  return nullptr;
+}
+
+void* resolve(void* handle, const char* symbol) {
+  if (void* found = dlsym(handle, symbol)) return found;
+  const char* older = older_symbol(symbol);
+  return older != nullptr ? dlsym(handle, older) : nullptr;
+}
 
 std::string open_and_resolve(const char* library) {
   void* handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
@@ -23,14 +39,17 @@ std::string open_and_resolve(const char* library) {
   std::string missing;
 #define ALLOY_CUDA_RESOLVE(function)                                                  \
   loaded.function = reinterpret_cast<decltype(loaded.function)>(                       \
-      dlsym(handle, ALLOY_CUDA_NAME(function)));                                       \
+      resolve(handle, ALLOY_CUDA_NAME(function)));                                     \
   if (loaded.function == nullptr) missing += std::string(missing.empty() ? "" : ", ") + \
                                              ALLOY_CUDA_NAME(function);
   ALLOY_CUDA_DRIVER_CALLS(ALLOY_CUDA_RESOLVE)
 #undef ALLOY_CUDA_RESOLVE
+  int version = 0;
+  if (loaded.cuDriverGetVersion != nullptr) loaded.cuDriverGetVersion(&version);
   if (!missing.empty()) {
-    return std::string(library) + " lacks " + missing + "; the NVIDIA driver is too old for this "
-                                  "CUDA toolkit, update it";
+    return std::string(library) + " (" + cuda_version_text(version) + ") lacks " + missing +
+           "; alloy was built against the headers of " + cuda_version_text(CUDA_VERSION) +
+           ": update the NVIDIA driver, or build alloy with a toolkit no newer than the driver";
   }
   loaded.cuFuncGetParamInfo = reinterpret_cast<decltype(loaded.cuFuncGetParamInfo)>(
       dlsym(handle, ALLOY_CUDA_NAME(cuFuncGetParamInfo)));
@@ -48,6 +67,24 @@ std::string open_and_resolve(const char* library) {
 }  // namespace
 
 const Driver& driver() { return loaded; }
+
+std::string cuda_version_text(int version) {
+  if (version <= 0) return "a driver of unknown CUDA version";
+  return "CUDA " + std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+std::string driver_floor_problem(int driver_version, int compiler_major, int compiler_minor) {
+  // Code from a newer major release of the compiler does not load on an
+  // older driver: PTX of a newer ISA cannot be JIT-compiled, cubins of a
+  // newer major release are refused (NVIDIA's compatibility rules allow
+  // newer minor releases within one major release only).
+  if (driver_version <= 0 || driver_version / 1000 >= compiler_major) return {};
+  return "the NVIDIA driver supports " + cuda_version_text(driver_version) + ", older than NVRTC " +
+         std::to_string(compiler_major) + "." + std::to_string(compiler_minor) +
+         ", which compiles alloy's kernels: no kernel it builds would load. Install a driver for CUDA " +
+         std::to_string(compiler_major) + ".0 or later, or build alloy with the CUDA toolkit " +
+         std::to_string(driver_version / 1000) + ".x";
+}
 
 std::string load_driver(const char* library) {
   static std::once_flag once;

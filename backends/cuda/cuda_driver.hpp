@@ -35,6 +35,14 @@ struct Driver {
 /// The driver's functions; valid after load_driver() returned no problem.
 const Driver& driver();
 
+/// "CUDA 12.4" for cuDriverGetVersion's (and CUDA_VERSION's) 12040.
+std::string cuda_version_text(int version);
+
+/// Why kernels from NVRTC `compiler_major`.`compiler_minor` cannot load on
+/// a driver of `driver_version` (cuDriverGetVersion's form), in words for
+/// alloy-info; empty when they can.
+std::string driver_floor_problem(int driver_version, int compiler_major, int compiler_minor);
+
 /// Opens `library` (libcuda.so.1 by default), looks up every call and runs
 /// cuInit. Returns what went wrong, in words for alloy-info, or "" when the
 /// driver is usable. Later calls return the first call's answer.

@@ -36,6 +36,7 @@ Status device_info(int ordinal, DeviceInfo* info) {
   info->global_memory_bytes = m.memory_bytes;
   info->max_allocation_bytes = m.memory_bytes;
   info->sub_group_width = m.warp_width;
+  if (m.flavor == Flavor::hip) info->max_work_items_per_dimension = (std::size_t{1} << 32) - 1;
   info->copy_engines = m.copy_engines;
   const OpenclCompute& compute = OpenclCompute::get();
   info->emulation = m.describe() + (!m.moves_data                          ? ""
@@ -125,6 +126,7 @@ stream::StreamApi make_api() {
   api.success = emulated_success;
   api.not_ready = emulated_not_ready;
   api.out_of_memory = emulated_out_of_memory;
+  api.already_registered = emulated_host_memory_already_registered;
   api.status_name = status_name;
   api.compile = compile;
 
@@ -198,7 +200,7 @@ stream::StreamApi make_api() {
   api.unload_module = {unload_module, "emulatedModuleUnload"};
   api.get_function = {get_function, "emulatedModuleGetFunction"};
   api.function_attribute = {function_attribute, "emulatedFuncGetAttribute"};
-  api.parameter_count = {parameter_count, "emulatedFuncGetParamInfo"};
+  api.parameter_sizes = {parameter_sizes, "emulatedFuncGetParamInfo"};
   api.launch = {launch, "emulatedLaunchKernel"};
   return api;
 }

@@ -11,6 +11,7 @@
 #include "alloy/kernel_args.hpp"
 #include "alloy/log.hpp"
 #include "emulated_driver.hpp"
+#include "launch_geometry.hpp"
 #include "opencl_compute.hpp"
 
 namespace alloy::emulation {
@@ -65,7 +66,9 @@ bool launchable(const unsigned* grid, const unsigned* block, const MachineModel&
 }
 
 /// Without a registered model: the launch's work-items at the model's time
-/// per item, or its arguments' bytes at device-memory speed, the longer.
+/// per item, or its arguments' bytes at device-memory speed, the longer,
+/// over the share of warp lanes its blocks use: a GPU schedules whole
+/// warps, so a block of 1 work-item costs a warp of 32 (CUDA) or 64 (HIP).
 double default_seconds(const Function& kernel, const KernelLaunch& launch, std::size_t bytes_spanned,
                        const MachineModel& m) {
   say_once("price:" + kernel.name,
@@ -73,7 +76,8 @@ double default_seconds(const Function& kernel, const KernelLaunch& launch, std::
                "the bytes its buffer arguments span; alloy::emulation::define_kernel gives it a model of its own",
            false);
   return std::max(m.seconds_per_item * static_cast<double>(launch.work_items()),
-                  static_cast<double>(bytes_spanned) / m.memory_bytes_per_second);
+                  static_cast<double>(bytes_spanned) / m.memory_bytes_per_second) /
+         stream::lane_use(launch.local[0] * launch.local[1] * launch.local[2], std::max(1u, m.warp_width));
 }
 
 }  // namespace
@@ -135,19 +139,20 @@ stream::Status get_function(stream::Handle* function, stream::Handle module, con
     }
   }
   Function made{name, &loaded, {}, {}};
-  if (const std::optional<KernelSignature> signature = find_kernel_signature(loaded.source, name)) {
+  // The compiler's layout first, as a driver's loaded module knows it, also
+  // for parameters declared in a way the parser cannot read (through a
+  // macro, say); the declaration where nothing computes (data=0).
+  if (const auto parameters = loaded.program ? OpenclCompute::get().parameters(*loaded.program, name)
+                                             : std::nullopt) {
+    for (const ComputeArgument& parameter : *parameters) {
+      made.argument_bytes.push_back(parameter.value_bytes);
+      made.is_pointer.push_back(parameter.is_buffer);
+    }
+  } else if (const std::optional<KernelSignature> signature = find_kernel_signature(loaded.source, name)) {
     for (const KernelParameter& parameter : signature->parameters) {
       const bool scalar = parameter.kind == KernelParameter::Kind::scalar;
       made.argument_bytes.push_back(scalar && parameter.scalar_type ? size_of(*parameter.scalar_type) : 8);
       made.is_pointer.push_back(!scalar);
-    }
-  } else if (const auto parameters = loaded.program ? OpenclCompute::get().parameters(*loaded.program, name)
-                                                    : std::nullopt) {
-    // Declared in a way the parser cannot read (through a macro, say): the
-    // compiler knows, as a driver's loaded module does.
-    for (const ComputeArgument& parameter : *parameters) {
-      made.argument_bytes.push_back(parameter.value_bytes);
-      made.is_pointer.push_back(parameter.is_buffer);
     }
   } else {
     return emulated_not_found;
@@ -168,8 +173,8 @@ stream::Status function_attribute(int* value, stream::FunctionAttribute which, s
   return emulated_success;
 }
 
-stream::Status parameter_count(std::size_t* count, stream::Handle function) {
-  *count = static_cast<const Function*>(function)->argument_bytes.size();
+stream::Status parameter_sizes(std::vector<std::size_t>* sizes, stream::Handle function) {
+  *sizes = static_cast<const Function*>(function)->argument_bytes;
   return emulated_success;
 }
 

@@ -20,7 +20,7 @@ stream::Status get_function(stream::Handle* function, stream::Handle module, con
 /// The block limit is what the compiled kernel allows, as a CUDA kernel's
 /// __launch_bounds__ lower cuFuncGetAttribute's answer.
 stream::Status function_attribute(int* value, stream::FunctionAttribute which, stream::Handle function);
-stream::Status parameter_count(std::size_t* count, stream::Handle function);
+stream::Status parameter_sizes(std::vector<std::size_t>* sizes, stream::Handle function);
 stream::Status launch(stream::Handle function, const unsigned* grid, const unsigned* block, stream::Handle stream,
                       void** params);
 

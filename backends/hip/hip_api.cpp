@@ -45,6 +45,8 @@ Status device_info(int ordinal, DeviceInfo* info) {
   info->global_memory_bytes = properties.totalGlobalMem;
   info->max_allocation_bytes = properties.totalGlobalMem;
   info->sub_group_width = static_cast<unsigned>(properties.warpSize);
+  // hipModuleLaunchKernel refuses grid x block of 2^32 or more per dimension.
+  info->max_work_items_per_dimension = (std::size_t{1} << 32) - 1;
   // HIP reports no engine count on AMD (hipDeviceAttributeAsyncEngineCount
   // is CUDA-only), but every AMD GPU since GCN has at least two SDMA engines.
   info->copy_engines = 2;
@@ -59,6 +61,7 @@ stream::StreamApi make_api() {
   api.success = hipSuccess;
   api.not_ready = hipErrorNotReady;
   api.out_of_memory = hipErrorOutOfMemory;
+  api.already_registered = hipErrorHostMemoryAlreadyRegistered;
   api.status_name = status_name;
   // Architecture alone ("gfx90a"): the code object then loads whatever the
   // device's sramecc/xnack settings are.

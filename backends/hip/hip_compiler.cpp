@@ -14,8 +14,14 @@ stream::CompileResult compile(const std::string& source, const std::string& name
   stream::CompileResult result;
   result.target = architecture;
   hiprtcProgram program = nullptr;
+  // A helper function written without INLINE is a host function to hiprtc,
+  // and a kernel calling it fails to compile; OpenCL C has no such split.
+  // Clang's pragma makes functions without an execution space host and
+  // device ones (NVRTC's -default-device, which hiprtc lacks).
+  const std::string wrapped = "#pragma clang force_cuda_host_device begin\n" + source +
+                              "\n#pragma clang force_cuda_host_device end\n";
   hiprtcResult status =
-      hiprtcCreateProgram(&program, source.c_str(), name.c_str(), 0, nullptr, nullptr);
+      hiprtcCreateProgram(&program, wrapped.c_str(), name.c_str(), 0, nullptr, nullptr);
   if (status != HIPRTC_SUCCESS) {
     result.log = std::string("hiprtcCreateProgram failed: ") + hiprtcGetErrorString(status);
     return result;

@@ -66,6 +66,10 @@ struct StreamApi {
   Status success = 0;
   Status not_ready = 0;  ///< query_event's answer while the event is pending
   Status out_of_memory = 0;  ///< allocate's answer when the device is full
+  /// register_host's answer for memory that is page-locked already, in
+  /// whole or in part (registered before, or from allocate_host); success
+  /// where the API has no such code.
+  Status already_registered = 0;
   std::string (*status_name)(Status) = nullptr;
 
   Call<Status(int*)> device_count;
@@ -111,8 +115,9 @@ struct StreamApi {
   Call<Status(Handle module)> unload_module;
   Call<Status(Handle* function, Handle module, const char* name)> get_function;
   Call<Status(int*, FunctionAttribute, Handle function)> function_attribute;
-  /// Optional (null where the API cannot tell the parameter count).
-  Call<Status(std::size_t*, Handle function)> parameter_count;
+  /// Each parameter's size in bytes, in order. Optional (null where the API
+  /// cannot tell).
+  Call<Status(std::vector<std::size_t>* sizes, Handle function)> parameter_sizes;
   Call<Status(Handle function, const unsigned* grid, const unsigned* block, Handle stream,
               void** params)>
       launch;

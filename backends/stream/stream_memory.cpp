@@ -2,6 +2,7 @@
 #include "stream_memory.hpp"
 
 #include "alloy/error.hpp"
+#include "alloy/log.hpp"
 #include "stream_check.hpp"
 #include "stream_device.hpp"
 
@@ -43,12 +44,26 @@ StreamHostRegistration::StreamHostRegistration(StreamDevice& device, void* data,
     : HostRegistration(data, bytes), device_(device) {
   const StreamApi& api = device.api();
   device.make_current();
-  check(api, api.register_host(data, bytes), api.register_host.name, device.label());
+  const Status status = api.register_host(data, bytes);
+  if (status != api.success && status == api.already_registered) {
+    // An in-place pipeline, memory from allocate_host or a range a transport
+    // registered: page-locked already, which is what the caller wants. The
+    // part outside it, if any, is copied as pageable memory is: correct,
+    // only slower.
+    set_locked_already();
+    log_note(api.api + " call " + api.register_host.name + " on " + device.label() + ": " +
+             std::to_string(bytes) + " bytes overlap memory that is page-locked already (" +
+             api.status_name(status) + "); used as it is");
+    return;
+  }
+  check(api, status, api.register_host.name, device.label());
 }
 
 StreamHostRegistration::~StreamHostRegistration() {
+  if (was_locked_already()) return;
   const StreamApi& api = device_.api();
-  device_.make_current();
+  // Never throws: a registration may end during unwinding or at exit.
+  check_in_destructor(api, api.make_current(device_.ref()), api.make_current.name, device_.label());
   check_in_destructor(api, api.unregister_host(data()), api.unregister_host.name, device_.label());
 }
 

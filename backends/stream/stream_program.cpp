@@ -46,10 +46,10 @@ std::shared_ptr<Kernel> StreamProgram::create_kernel(const std::string& name) {
         api.function_attribute.name, device_.label());
   attributes.local_memory_bytes = static_cast<std::size_t>(value);
   attributes.preferred_work_group_multiple = device_.info().sub_group_width.value_or(1);
-  std::size_t count = 0;
-  if (api.parameter_count.function != nullptr &&
-      api.parameter_count(&count, function) == api.success) {
-    attributes.argument_count = count;
+  std::vector<std::size_t> sizes;
+  if (api.parameter_sizes.function != nullptr && api.parameter_sizes(&sizes, function) == api.success) {
+    attributes.argument_count = sizes.size();
+    attributes.argument_bytes = std::move(sizes);
   }
   return std::make_shared<StreamKernel>(shared_from_this(), name, attributes, function);
 }

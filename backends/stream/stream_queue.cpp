@@ -2,10 +2,13 @@
 #include "stream_queue.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cstring>
+#include <mutex>
+#include <set>
 
 #include "alloy/error.hpp"
+#include "alloy/log.hpp"
+#include "launch_geometry.hpp"
 #include "stream_check.hpp"
 #include "stream_device.hpp"
 #include "stream_memory.hpp"
@@ -22,13 +25,15 @@ const DeviceRef& ref_of(const DeviceBuffer& buffer) {
   return static_cast<const StreamDevice&>(buffer.device()).ref();
 }
 
-/// The largest divisor of `extent` up to `limit`: without a local size from
-/// the caller, blocks must still tile the global size exactly.
-unsigned largest_divisor_up_to(std::size_t extent, std::size_t limit) {
-  for (std::size_t candidate = std::min(extent, limit); candidate > 1; --candidate) {
-    if (extent % candidate == 0) return static_cast<unsigned>(candidate);
+/// Says `advice` once per kernel name and process: a launch shape repeats.
+void advise_once(const std::string& kernel, const std::string& advice) {
+  static std::mutex mutex;
+  static std::set<std::string> advised;
+  {
+    std::lock_guard lock(mutex);
+    if (!advised.insert(kernel).second) return;
   }
-  return 1;
+  log_warning(advice);
 }
 
 }  // namespace
@@ -38,6 +43,9 @@ StreamEvent::StreamEvent(StreamDevice& device, Handle start, Handle end)
 
 StreamEvent::~StreamEvent() {
   const StreamApi& api = device_.api();
+  // Events belong to a context: the thread dropping the last reference may
+  // have another one (or none) current.
+  check_in_destructor(api, api.make_current(device_.ref()), api.make_current.name, device_.label());
   if (start_) {
     check_in_destructor(api, api.destroy_event(start_), api.destroy_event.name, device_.label());
   }
@@ -184,25 +192,12 @@ std::shared_ptr<Event> StreamQueue::do_launch(const Kernel& kernel, const Launch
                           "declaration was not found in the source; declare it as KERNEL void " +
                           kernel.name() + "(...)");
   }
-  std::array<unsigned, 3> block{1, 1, 1};
-  if (range.local) {
-    for (unsigned d = 0; d < 3; ++d) block[d] = static_cast<unsigned>((*range.local)[d]);
-  } else {
-    const std::size_t limit = std::min<std::size_t>(256, kernel.attributes().max_work_group_size);
-    block[0] = largest_divisor_up_to(range.global[0], limit);
-  }
-  std::array<unsigned, 3> grid{};
-  const DeviceInfo& info = device_.info();
-  for (unsigned d = 0; d < 3; ++d) {
-    const std::size_t groups = range.global[d] / block[d];
-    if (groups > info.max_group_counts[d]) {
-      throw InvalidArgument("launch of '" + kernel.name() + "' on " + device_.label() + ": " +
-                            std::to_string(groups) + " work-groups in dimension " +
-                            std::to_string(d) + " exceed the device's " +
-                            std::to_string(info.max_group_counts[d]) +
-                            "; use a larger local size or fold the work into fewer groups");
-    }
-    grid[d] = static_cast<unsigned>(groups);
+  const std::string what = "launch of '" + kernel.name() + "' on " + device_.label();
+  const LaunchLimits limits =
+      LaunchLimits::of(device_.info(), kernel.attributes().max_work_group_size);
+  const LaunchGeometry geometry = choose_geometry(range, limits, what);
+  if (const std::string advice = tiny_block_advice(range, geometry, limits.warp); !advice.empty()) {
+    advise_once(kernel.name(), what + ": " + advice);
   }
   // The launch reads each parameter through a pointer to its value.
   std::vector<DevicePointer> addresses(args.size());
@@ -216,7 +211,7 @@ std::shared_ptr<Event> StreamQueue::do_launch(const Kernel& kernel, const Launch
     }
   }
   return enqueue(api_.launch.name, [&] {
-    return api_.launch(stream_kernel.function(), grid.data(), block.data(), stream_,
+    return api_.launch(stream_kernel.function(), geometry.grid.data(), geometry.block.data(), stream_,
                        params.data());
   });
 }

@@ -54,6 +54,22 @@ void check_own_buffer(const Device& device, const char* operation, const DeviceB
   }
 }
 
+/// Scalars against the parameter sizes the backend reported, where it did:
+/// a launch copies as many bytes as the parameter has, so a narrower value
+/// would pass bytes that are not the caller's.
+void check_argument_bytes(const Device& device, const Kernel& kernel, std::span<const KernelArg> args) {
+  const std::vector<std::size_t>& expected = kernel.attributes().argument_bytes;
+  if (expected.size() != args.size()) return;  // the count check speaks for this
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::size_t given = args[i].kind == KernelArg::Kind::buffer ? sizeof(void*) : args[i].scalar_bytes();
+    if (given == expected[i]) continue;
+    throw InvalidArgument("launch of '" + kernel.name() + "' on " + device.label() + ": parameter " +
+                          std::to_string(i) + " takes " + std::to_string(expected[i]) + " bytes, got " +
+                          (args[i].kind == KernelArg::Kind::buffer ? "a buffer" : "a " + std::string(to_string(args[i].scalar_type))) +
+                          " (" + std::to_string(given) + " bytes); pass a value of the parameter's type");
+  }
+}
+
 void check_local_size(const Device& device, const Kernel& kernel, const LaunchRange& range) {
   const DeviceInfo& info = device.info();
   const Extent& local = *range.local;
@@ -163,6 +179,7 @@ std::shared_ptr<Event> Queue::launch(const Kernel& kernel, const LaunchRange& ra
                           std::to_string(*expected) + " arguments, got " +
                           std::to_string(args.size()) + "; pass one value per parameter in order");
   }
+  check_argument_bytes(device_, kernel, args);
   for (std::size_t i = 0; i < args.size(); ++i) {
     // Stricter than copies: a CUDA or HIP kernel cannot dereference another
     // device's memory without peer access, so no backend may allow it.

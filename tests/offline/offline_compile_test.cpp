@@ -13,6 +13,7 @@
 
 #ifdef ALLOY_HAVE_NVRTC
 #include "cuda_compiler.hpp"
+#include "cuda_driver.hpp"
 #endif
 #ifdef ALLOY_HAVE_HIPRTC
 #include <hip/hip_version.h>
@@ -93,6 +94,20 @@ void compile_every_layout(Compiler compile, const std::string& architecture) {
   }
 }
 
+/// OpenCL C compiles a helper function written without INLINE; so must the
+/// GPU compilers, to which a function without an execution space is a
+/// host function.
+void helper_without_inline_compiles(Compiler compile, const std::string& architecture) {
+  const ComposedSource composed = compose_kernel_source(
+      {"helper.cl",
+       "float twice(float x) { return 2.0f * x; }\n"
+       "KERNEL void k(GLOBAL float* y) { y[get_global_id(0)] = twice(y[get_global_id(0)]); }",
+       ""});
+  const stream::CompileResult result = compile(composed.text, "helper.cl", composed.compiler_options, architecture);
+  INFO(result.log);
+  CHECK(result.ok);
+}
+
 void syntax_error_is_reported(Compiler compile, const std::string& architecture) {
   const ComposedSource composed = compose_kernel_source({"broken.cl", read_text_file(build_paths::broken_kernel), ""});
   const stream::CompileResult result =
@@ -123,6 +138,20 @@ TEST_CASE("OfflineCompile.NVRTC.unknown_architecture_falls_back_to_ptx") {
 
 TEST_CASE("OfflineCompile.NVRTC.syntax_error_reported") { syntax_error_is_reported(cuda::compile, "sm_90"); }
 
+TEST_CASE("OfflineCompile.NVRTC.helpers_without_INLINE_are_device_functions") {
+  helper_without_inline_compiles(cuda::compile, "sm_90");
+}
+
+TEST_CASE("OfflineCompile.CudaDriver.floor_names_both_versions_when_nvrtc_is_newer") {
+  const std::string problem = cuda::driver_floor_problem(12040, 13, 0);
+  CHECK(problem.find("CUDA 12.4") != std::string::npos);
+  CHECK(problem.find("NVRTC 13.0") != std::string::npos);
+  CHECK(problem.find("Install a driver for CUDA 13.0 or later") != std::string::npos);
+  // Newer minor releases load on a driver of the same major release.
+  CHECK(cuda::driver_floor_problem(13000, 13, 1).empty());
+  CHECK(cuda::driver_floor_problem(13010, 12, 8).empty());
+}
+
 #else
 
 TEST_CASE("OfflineCompile.NVRTC.not_built") {
@@ -134,6 +163,10 @@ TEST_CASE("OfflineCompile.NVRTC.not_built") {
 #ifdef ALLOY_HAVE_HIPRTC
 
 TEST_CASE("OfflineCompile.hiprtc.gfx90a") { compile_all(hip::compile, "gfx90a"); }
+
+TEST_CASE("OfflineCompile.hiprtc.helpers_without_INLINE_are_device_functions") {
+  helper_without_inline_compiles(hip::compile, "gfx90a");
+}
 TEST_CASE("OfflineCompile.hiprtc.gfx1030") { compile_all(hip::compile, "gfx1030"); }
 TEST_CASE("OfflineCompile.hiprtc.layouts_gfx90a") { compile_every_layout(hip::compile, "gfx90a"); }
 

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <vector>
 
 #include "alloy/kernel_args.hpp"
 #include "stream_platform.hpp"
@@ -36,7 +37,7 @@ std::atomic<std::size_t> timed_events_created{0};
 
 struct HostKernel {
   const char* name;
-  std::size_t parameters;
+  std::vector<std::size_t> parameter_bytes;
   void (*run)(const unsigned* grid, const unsigned* block, void** params);
 };
 
@@ -124,8 +125,8 @@ void run_record_geometry(const unsigned* grid, const unsigned* block, void** par
 }
 
 const HostKernel host_kernels[] = {
-    {"saxpy", 4, run_saxpy},
-    {"record_geometry", 1, run_record_geometry},
+    {"saxpy", {4, 4, 8, 8}, run_saxpy},
+    {"record_geometry", {8}, run_record_geometry},
 };
 
 std::string status_name(Status status) {
@@ -364,8 +365,8 @@ stream::StreamApi make_api() {
                               return host_success;
                             },
                             "hostFuncGetAttribute"};
-  api.parameter_count = {[](std::size_t* count, Handle function) -> Status {
-                           *count = static_cast<const HostKernel*>(function)->parameters;
+  api.parameter_sizes = {[](std::vector<std::size_t>* sizes, Handle function) -> Status {
+                           *sizes = static_cast<const HostKernel*>(function)->parameter_bytes;
                            return host_success;
                          },
                          "hostFuncGetParamInfo"};

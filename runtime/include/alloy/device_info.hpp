@@ -26,6 +26,9 @@ struct DeviceInfo {
   /// Work-groups per dimension a launch may have (CUDA's and HIP's grid
   /// limits); OpenCL sets no such limit and reports SIZE_MAX.
   std::array<std::size_t, 3> max_group_counts{SIZE_MAX, SIZE_MAX, SIZE_MAX};
+  /// Work-items (work-groups x local size) per dimension a launch may have:
+  /// HIP's 2^32 - 1; SIZE_MAX where only the group counts limit it.
+  std::size_t max_work_items_per_dimension = SIZE_MAX;
   std::size_t local_memory_bytes = 0;
   std::size_t global_memory_bytes = 0;
   std::size_t max_allocation_bytes = 0;

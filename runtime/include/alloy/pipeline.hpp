@@ -182,7 +182,8 @@ struct PipelineReport {
 /// device's memory (both sizes named); a failing chunk makes run() throw
 /// the executor's Error naming the chunk's task ("chunk 3: scale"), after
 /// the chunks not depending on it were finished, and leaves the executor
-/// usable.
+/// usable (but for a device whose kernel faulted on CUDA or HIP: the
+/// driver keeps such a fault for the process's life, docs/streaming.md).
 class Pipeline {
  public:
   Pipeline(Executor& executor, std::size_t elements, PipelineOptions options = {});

@@ -51,10 +51,18 @@ class HostRegistration {
 
   void* data() const { return data_; }
   std::size_t size() const { return bytes_; }
+  /// True when the range was page-locked before, in whole or in part (an
+  /// earlier registration, memory from allocate_host): the driver refuses a
+  /// second registration, so none was made and none is undone.
+  bool was_locked_already() const { return locked_already_; }
+
+ protected:
+  void set_locked_already() { locked_already_ = true; }
 
  private:
   void* data_;
   std::size_t bytes_;
+  bool locked_already_ = false;
 };
 
 }  // namespace alloy

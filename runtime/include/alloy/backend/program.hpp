@@ -25,6 +25,10 @@ struct KernelAttributes {
   /// checked on every launch, even when the source's declaration was not
   /// parsed, so a launch never runs with arguments left from an earlier one.
   std::optional<std::size_t> argument_count;
+  /// Each parameter's size in bytes as the compiler laid it out, where the
+  /// backend can tell (CUDA 12.4+): a scalar of another size is refused at
+  /// launch, also for parameter types the declaration parser cannot read.
+  std::vector<std::size_t> argument_bytes;
 };
 
 /// Portable kernel source (see docs/kernels.md) and its compile options.
