@@ -4,6 +4,7 @@
 #include "alloy/plugin.hpp"
 #include "cuda_compiler.hpp"
 #include "cuda_driver.hpp"
+#include "cufile_loader.hpp"
 #include "stream_api.hpp"
 #include "stream_platform.hpp"
 
@@ -250,6 +251,8 @@ stream::StreamApi make_api() {
                                             params, nullptr);
                 },
                 "cuLaunchKernel"};
+  // GPUDirect Storage: files read into device memory (cufile_loader.cpp).
+  api.direct_storage = &cufile_api();
   return api;
 }
 

@@ -11,6 +11,7 @@
 #include "emulated_driver.hpp"
 #include "emulated_launch.hpp"
 #include "emulated_memory.hpp"
+#include "emulated_storage.hpp"
 #include "machine_model.hpp"
 #include "opencl_compute.hpp"
 #include "stream_api.hpp"
@@ -202,6 +203,8 @@ stream::StreamApi make_api() {
   api.function_attribute = {function_attribute, "emulatedFuncGetAttribute"};
   api.parameter_sizes = {parameter_sizes, "emulatedFuncGetParamInfo"};
   api.launch = {launch, "emulatedLaunchKernel"};
+  // GPUDirect Storage as modelled (emulated_storage.cpp).
+  api.direct_storage = &storage_api();
   return api;
 }
 

@@ -167,7 +167,7 @@ bool apply_preset(MachineModel& model, const std::string& name) {
 
 constexpr const char* known_keys =
     "devices, flavor, h2d, d2h, bandwidth, peer, memory_bandwidth, pageable, register, latency, launch, jitter, "
-    "item, copy_engines, memory, compute_units, fp32, fp64, fp16, data";
+    "item, copy_engines, memory, compute_units, fp32, fp64, fp16, data, storage";
 
 void apply(MachineModel& model, const Field& field) {
   const std::string& key = field.key;
@@ -213,6 +213,9 @@ void apply(MachineModel& model, const Field& field) {
     model.fp64_flops = teraflops();
   } else if (key == "fp16") {
     model.fp16_flops = teraflops();
+  } else if (key == "storage") {
+    model.storage_bytes_per_second =
+        field.number(0.0, max_gigabytes_per_second, "GB/s (0: no GPUDirect Storage)") * 1e9;
   } else if (key == "data") {
     if (field.value != "0" && field.value != "1") field.refuse("data is 1 or 0");
     model.moves_data = field.value == "1";
@@ -259,7 +262,12 @@ std::string MachineModel::describe() const {
                 launch_latency_seconds * 1e6, seconds_per_item * 1e9, memory_bytes_per_second * 1e-9,
                 memory_bytes >> 20, jitter_seconds > 0 ? ", random extra delays" : "",
                 moves_data ? "" : ", time only (data=0)");
-  return text;
+  std::string described = text;
+  if (storage_bytes_per_second > 0) {
+    std::snprintf(text, sizeof text, ", GPUDirect Storage at %.1f GB/s", storage_bytes_per_second * 1e-9);
+    described += text;
+  }
+  return described;
 }
 
 }  // namespace alloy::emulation

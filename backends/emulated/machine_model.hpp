@@ -30,6 +30,10 @@ struct MachineModel {
   double pageable_fraction = 0.5;
   /// How fast registering the caller's memory page-locks it (the host waits).
   double register_bytes_per_second = 20e9;
+  /// GPUDirect Storage: files read straight into device memory at this
+  /// speed (storage=<GB/s>), CUDA flavor only; 0: cuFileDriverOpen refuses,
+  /// as without the nvidia-fs module (docs/emulated.md).
+  double storage_bytes_per_second = 0.0;
   double transfer_latency_seconds = 2e-6;  ///< per copy, on top of bytes ÷ bandwidth
   double launch_latency_seconds = 4e-6;    ///< per kernel, on top of its modelled time
   double seconds_per_item = 1e-11;         ///< a kernel without a model of its own

@@ -117,8 +117,9 @@ LaunchGeometry choose_geometry(const LaunchRange& range, const LaunchLimits& lim
 
 std::string tiny_block_advice(const LaunchRange& range, const LaunchGeometry& geometry, unsigned warp) {
   // A caller's local size is the caller's choice; a chosen one that leaves
-  // half of each warp idle or more is worth a word.
-  if (range.local || geometry.lane_use > 0.5) return {};
+  // half of each warp idle or more is worth a word, unless the whole launch
+  // would not fill a warp anyway.
+  if (range.local || geometry.lane_use > 0.5 || range.global.count() < warp) return {};
   const std::size_t threads = std::size_t{geometry.block[0]} * geometry.block[1] * geometry.block[2];
   return "blocks of " + std::to_string(threads) + (threads == 1 ? " work-item" : " work-items") +
          " (the largest that divide " +

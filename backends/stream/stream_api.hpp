@@ -59,6 +59,8 @@ inline CompileResult source_as_binary(const std::string& source, const std::stri
   return result;
 }
 
+struct DirectStorageApi;  // direct_storage_api.hpp
+
 struct StreamApi {
   std::string api;      ///< "CUDA" or "HIP", for messages
   std::string backend;  ///< "cuda" or "hip"
@@ -121,6 +123,10 @@ struct StreamApi {
   Call<Status(Handle function, const unsigned* grid, const unsigned* block, Handle stream,
               void** params)>
       launch;
+
+  /// Reads from files straight into device memory (GPUDirect Storage); null
+  /// where the API has none (HIP).
+  const DirectStorageApi* direct_storage = nullptr;
 
   /// Compiles composed source for a device architecture ("sm_90", "gfx90a").
   CompileResult (*compile)(const std::string& source, const std::string& name,

@@ -31,6 +31,8 @@ StreamDevice::StreamDevice(const StreamApi& api, int ordinal, DeviceInfo info)
 }
 
 StreamDevice::~StreamDevice() {
+  // While the context lives: cuFile's driver frees its buffers in it.
+  direct_storage_.driver.reset();
   if (epoch_ != nullptr) {
     check_in_destructor(api_, api_.make_current(ref_), api_.make_current.name, label());
     check_in_destructor(api_, api_.destroy_event(epoch_), api_.destroy_event.name, label());
@@ -64,6 +66,10 @@ std::unique_ptr<HostBuffer> StreamDevice::do_allocate_host(std::size_t bytes) {
 std::unique_ptr<HostRegistration> StreamDevice::do_register_host(void* data, std::size_t bytes) {
   if (api_.register_host.function == nullptr) return nullptr;
   return std::make_unique<StreamHostRegistration>(*this, data, bytes);
+}
+
+DirectFileOpening StreamDevice::do_open_direct_file(const std::filesystem::path& path) {
+  return open_stream_direct_file(*this, direct_storage_, path);
 }
 
 std::shared_ptr<Program> StreamDevice::do_build_program(const ProgramSource& source,

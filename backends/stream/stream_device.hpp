@@ -3,6 +3,7 @@
 
 #include "alloy/backend/device.hpp"
 #include "stream_api.hpp"
+#include "stream_direct_file.hpp"
 
 namespace alloy::stream {
 
@@ -26,6 +27,7 @@ class StreamDevice final : public Device {
   std::unique_ptr<DeviceBuffer> do_allocate(std::size_t bytes) override;
   std::unique_ptr<HostBuffer> do_allocate_host(std::size_t bytes) override;
   std::unique_ptr<HostRegistration> do_register_host(void* data, std::size_t bytes) override;
+  DirectFileOpening do_open_direct_file(const std::filesystem::path& path) override;
   std::shared_ptr<Program> do_build_program(const ProgramSource& source,
                                             const ComposedSource& composed) override;
   std::shared_ptr<Program> do_load_program(const ProgramSource& source,
@@ -35,6 +37,7 @@ class StreamDevice final : public Device {
   const StreamApi& api_;
   DeviceRef ref_;
   Handle epoch_ = nullptr;
+  DirectStorageState direct_storage_;
 };
 
 }  // namespace alloy::stream

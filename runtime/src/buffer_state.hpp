@@ -35,6 +35,9 @@ struct Replica {
   /// replica may be freed once these completed (queues run in order).
   std::vector<std::pair<Queue*, std::shared_ptr<Event>>> uses;
   std::uint64_t last_use = 0;  ///< when a task last needed it: least recent goes first
+  /// Host threads writing it now (direct file reads): such a write has no
+  /// event eviction could wait for, so the replica stays until it is done.
+  unsigned host_writers = 0;
   /// Unique per replica made in this process: memory freed and allocated
   /// again is another replica, even at the same address.
   std::uint64_t serial = 0;

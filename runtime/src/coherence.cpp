@@ -196,9 +196,12 @@ std::size_t Coherence::missing_bytes(const Access& access, std::size_t device) c
 
 void Coherence::used_on_device(const Access& access, std::size_t device, Queue& queue,
                                const std::shared_ptr<Event>& command) {
+  record_use(state_of(*access.slice.storage).replicas.at(devices_[device]), queue, command);
+  if (writes(access.mode)) written_on_device(access, device);
+}
+
+void Coherence::written_on_device(const Access& access, std::size_t device) {
   BufferState& state = state_of(*access.slice.storage);
-  record_use(state.replicas.at(devices_[device]), queue, command);
-  if (!writes(access.mode)) return;
   ++state.version;
   const ByteRange range = access.slice.range;
   for (auto& [other, replica] : state.replicas) {

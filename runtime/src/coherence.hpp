@@ -35,6 +35,10 @@ class Coherence {
   /// Records the task's command as a user of its replicas and what it wrote.
   void used_on_device(const Access& access, std::size_t device, Queue& queue,
                       const std::shared_ptr<Event>& command);
+  /// Records that `device`'s replica now holds the slice's bytes and no
+  /// other copy does: a task's command wrote them, or a host thread did (a
+  /// direct file read, which has no command to record as a use).
+  void written_on_device(const Access& access, std::size_t device);
   /// Records a transfer into borrowed host memory: readers there wait for it.
   void landed_on_host(const Access& access, std::shared_ptr<Event> transfer);
   void prepare_on_host(const Access& access, const Events& producers, Events& waits);

@@ -273,13 +273,17 @@ void ExecutorState::retire_evicted() {
       retirement->events.clear();
       std::lock_guard lock(mutex);
       residency.freed(*retirement);
-      const std::vector<std::uint64_t> waiting = std::exchange(waiting_for_memory[retirement->device], {});
-      for (std::uint64_t id : waiting) make_ready(id);
-      handed_off -= waiting.size();
-      drain();
-      if (handed_off == 0) settled.notify_all();
+      retry_waiting_for_memory(retirement->device);
     });
   }
+}
+
+void ExecutorState::retry_waiting_for_memory(std::size_t device) {
+  const std::vector<std::uint64_t> waiting = std::exchange(waiting_for_memory[device], {});
+  for (std::uint64_t id : waiting) make_ready(id);
+  handed_off -= waiting.size();
+  drain();
+  if (handed_off == 0) settled.notify_all();
 }
 
 }  // namespace alloy::detail

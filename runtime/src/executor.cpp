@@ -94,6 +94,14 @@ Run Executor::host(std::vector<Access> accesses, std::function<void()> function,
   return submit_only_task(std::move(one), std::move(after));
 }
 
+Run Executor::read_file(std::shared_ptr<const InputFile> file, std::size_t file_offset, BufferSlice into,
+                        TaskOptions options) {
+  std::vector<TaskId> after = std::exchange(options.after, {});
+  Graph one;
+  one.read_file(std::move(file), file_offset, std::move(into), std::move(options));
+  return submit_only_task(std::move(one), std::move(after));
+}
+
 Run Executor::async(std::vector<Access> accesses, AsyncStart start, TaskOptions options) {
   std::vector<TaskId> after = std::exchange(options.after, {});
   Graph one;

@@ -184,6 +184,14 @@ struct ExecutorState {
   bool dependencies_complete(const TaskState& state) const;
   /// Hands evictions started meanwhile to the completion thread.
   void retire_evicted();
+  /// Lets the tasks waiting for memory on `device` try again: memory was
+  /// freed there, or a replica eviction had to pass over may go now. Under
+  /// the lock.
+  void retry_waiting_for_memory(std::size_t device);
+  /// File reads (file_read_tasks.cpp): straight into the replica on a device
+  /// that opens the file directly, else as a host task into host memory.
+  /// Released when the read is done.
+  void start_file_read(std::uint64_t id);
   /// Host tasks (host_tasks.cpp), and async ones, which start as host tasks do.
   void start_host_task(std::uint64_t id);
   /// Hands the task's function to a host worker, or its operation to the async lane.

@@ -1,7 +1,6 @@
 // Positioned file reads (O_DIRECT where allowed) and writes for streaming.
 #include "file_io.hpp"
 
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -76,6 +75,27 @@ void FileReader::read(void* into, std::size_t offset, std::size_t bytes) const {
   }
 }
 
+void FileReader::read_within(void* into, std::size_t offset, std::size_t bytes) const {
+  if (offset > size_ || bytes > size_ - offset) {
+    throw Error("reading bytes [" + std::to_string(offset) + ", " + std::to_string(offset + bytes) + ") of " +
+                path_.string() + ", which has " + std::to_string(size_) + " bytes; read within the file");
+  }
+  auto* bytes_into = static_cast<char*>(into);
+  std::size_t got = 0;
+  if (direct() && aligned(offset) && aligned(reinterpret_cast<std::uintptr_t>(into))) {
+    // Whole blocks only: a direct read of the last, partial one would write
+    // past `bytes` should the file have grown since it was opened.
+    if (const std::size_t blocks = bytes / direct_alignment * direct_alignment; blocks != 0) {
+      got = read_fully(direct_fd_, bytes_into, offset, blocks, path_);
+    }
+  }
+  if (got < bytes) got += read_fully(fd_, bytes_into + got, offset + got, bytes - got, path_);
+  if (got != bytes) {
+    throw Error("reading " + path_.string() + ": " + std::to_string(got) + " of " + std::to_string(bytes) +
+                " bytes at offset " + std::to_string(offset) + " came back; was the file truncated?");
+  }
+}
+
 FileWriter::FileWriter(const std::filesystem::path& path, std::size_t bytes) : path_(path) {
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd_ < 0) throw Error("creating " + path.string() + " to stream into it: " + system_reason());
@@ -102,16 +122,6 @@ void FileWriter::write(const void* from, std::size_t offset, std::size_t bytes) 
     }
     done += static_cast<std::size_t>(put);
   }
-}
-
-std::string gpu_direct_storage_status() {
-  void* library = ::dlopen("libcufile.so.0", RTLD_NOW | RTLD_LOCAL);
-  if (library == nullptr) {
-    return "GPUDirect Storage not used: libcufile.so.0 cannot be loaded (" + std::string(::dlerror()) + ")";
-  }
-  ::dlclose(library);
-  return "GPUDirect Storage not used: libcufile.so.0 is present, but alloy reads files through pinned host "
-         "memory only";
 }
 
 }  // namespace alloy::detail

@@ -27,6 +27,10 @@ class FileReader {
   /// are aligned; the tail of the file comes as far as it goes. Error on a
   /// short file or a failed read.
   void read(void* into, std::size_t offset, std::size_t bytes) const;
+  /// The same into exactly `bytes` of memory: whole aligned blocks direct
+  /// where offset and memory are aligned, the rest buffered, so that no byte
+  /// past `bytes` is written.
+  void read_within(void* into, std::size_t offset, std::size_t bytes) const;
   bool direct() const { return direct_fd_ >= 0; }
   /// "O_DIRECT reads" or "buffered reads (O_DIRECT refused: ...)".
   const std::string& how() const { return how_; }
@@ -53,10 +57,5 @@ class FileWriter {
   std::filesystem::path path_;
   int fd_ = -1;
 };
-
-/// Whether NVIDIA's cuFile (GPUDirect Storage) can be loaded here, and what
-/// alloy does about it, for the report: reads go through pinned host
-/// memory either way.
-std::string gpu_direct_storage_status();
 
 }  // namespace alloy::detail

@@ -246,6 +246,20 @@ TaskId Graph::fill_bytes(BufferSlice slice, std::uint32_t pattern, std::size_t p
   return add(detail::FillWork{pattern, pattern_bytes}, std::move(options), {write(std::move(slice))});
 }
 
+TaskId Graph::read_file(std::shared_ptr<const InputFile> file, std::size_t file_offset, BufferSlice into,
+                        TaskOptions options) {
+  if (!file) {
+    throw InvalidArgument("read_file" + (options.name.empty() ? "" : " '" + options.name + "'") + " with no file");
+  }
+  if (options.name.empty()) options.name = "read " + file->path().filename().string();
+  return add(detail::FileReadWork{std::move(file), file_offset}, std::move(options), {write(std::move(into))});
+}
+
+TaskId Graph::read_file(const std::filesystem::path& path, std::size_t file_offset, BufferSlice into,
+                        TaskOptions options) {
+  return read_file(InputFile::open(path), file_offset, std::move(into), std::move(options));
+}
+
 TaskId Graph::host(std::vector<Access> accesses, std::function<void()> function,
                    TaskOptions options) {
   return add(detail::HostWork{std::move(function)}, std::move(options), std::move(accesses));

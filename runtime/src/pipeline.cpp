@@ -13,6 +13,7 @@
 #include "chunk_sizing.hpp"
 #include "environment_flag.hpp"
 #include "host_memory_route.hpp"
+#include "input_file_access.hpp"
 #include "pipeline_report.hpp"
 #include "pipeline_state.hpp"
 #include "staging_check.hpp"
@@ -152,17 +153,32 @@ PipelineInput Pipeline::add_input_file(const std::filesystem::path& path, std::s
                           std::to_string(state_->elements) + " elements of " + std::to_string(element_bytes) +
                           " bytes");
   }
-  auto reader = std::make_shared<const detail::FileReader>(path);
-  if (reader->size() != state_->elements * element_bytes) {
-    throw InvalidArgument("pipeline input file " + path.string() + " has " + std::to_string(reader->size()) +
+  std::shared_ptr<InputFile> file = InputFile::open(path);
+  if (file->size() != state_->elements * element_bytes) {
+    throw InvalidArgument("pipeline input file " + path.string() + " has " + std::to_string(file->size()) +
                           " bytes; the pipeline's " + std::to_string(state_->elements) + " elements of " +
                           std::to_string(element_bytes) + " bytes need " +
                           std::to_string(state_->elements * element_bytes));
   }
+  detail::InputFileAccess::observe_reads(*file, [busy = state_->host_busy](auto started, auto ended) {
+    busy->add(started, ended);
+  });
   detail::HostArray array;
   array.element_bytes = element_bytes;
   array.description = "file " + path.string();
-  array.reader = std::move(reader);
+  // Straight into the slots only where every device reads the file
+  // directly: one route per array keeps every slot's shape alike. Opened
+  // here, before any run, as opening the vendor's driver may take a moment.
+  array.direct = true;
+  for (const std::size_t device : state_->options.devices) {
+    const DirectFileOpening& opening = file->direct(*state_->executor.devices()[device]);
+    if (!opening.file) {
+      array.direct = false;
+      array.not_direct = opening.reason;
+      break;
+    }
+  }
+  array.file = std::move(file);
   state_->inputs.push_back(std::move(array));
   forget_chunking();
   return {state_->inputs.size() - 1};
@@ -421,7 +437,13 @@ void Pipeline::describe_arrays(PipelineReport& report) const {
   const PipelineState& s = *state_;
   auto describe = [&](const char* kind, std::size_t index, const detail::HostArray& array) {
     std::string line = std::string(kind) + " " + std::to_string(index) + ": " + array.description;
-    if (array.reader) line += " through pinned staging, " + array.reader->how();
+    if (array.file && array.direct) {
+      Device& first = *s.executor.devices()[s.options.devices.front()];
+      line += " read straight into device memory (" + array.file->direct(first).file->how() + ")";
+    } else if (array.file) {
+      line += " through pinned staging, " + array.file->host_reads() + " (GPUDirect Storage not used: " +
+              array.not_direct + ")";
+    }
     if (array.writer) line += " through pinned staging, buffered writes";
     if (!array.is_file()) {
       line += std::string(", ") + detail::route_name(s.memory_route) + " (" + s.route_reason +
@@ -432,7 +454,6 @@ void Pipeline::describe_arrays(PipelineReport& report) const {
   for (std::size_t i = 0; i < s.inputs.size(); ++i) describe("input", i, s.inputs[i]);
   for (std::size_t i = 0; i < s.outputs.size(); ++i) describe("output", i, s.outputs[i]);
   report.host_copies = s.host_busy->total();
-  if (s.has_files()) report.arrays.push_back(detail::gpu_direct_storage_status());
   if (report.host_copies > report.ideal) {
     report.ideal = report.host_copies;
     report.bound_by = "host threads reading, writing or staging";

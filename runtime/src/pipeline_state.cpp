@@ -85,7 +85,8 @@ bool PipelineState::has_files() const {
 }
 
 bool PipelineState::staged(const HostArray& array) const {
-  return array.is_file() || memory_route == HostMemoryRoute::staged;
+  if (array.is_file()) return !array.direct;
+  return memory_route == HostMemoryRoute::staged;
 }
 
 void PipelineState::check_fits(std::size_t chunk, unsigned depth) const {
@@ -133,14 +134,20 @@ void PipelineState::add_copy_in(Graph& graph, const Chunk& c, std::size_t a, con
   const ByteRange bytes = elements_of(span, array.element_bytes);
   const ByteRange in_slot{0, bytes.size()};
   const Ring::Slot& slot = rings[c.ring].slots[c.slot];
+  if (array.file && array.direct) {
+    // On the chunk's device, from storage into the slot: no staging, no copy.
+    graph.read_file(array.file, bytes.begin, {slot.inputs[a], in_slot}, c.options("read " + array.description));
+    return;
+  }
   BufferSlice from{array.storage, bytes};
   if (staged(array)) {
     // The chunk into the pinned staging slot, on a host thread while the
     // device works on other chunks; then copied up from there.
     std::byte* into = slot.staged_inputs[a].view->host_data();
     from = {slot.staged_inputs[a].view, in_slot};
-    if (array.reader) {
-      graph.host({write(from)}, timed([reader = array.reader, into, bytes] { reader->read(into, bytes.begin, bytes.size()); }),
+    if (array.file) {
+      // The file's reads are timed as they run (Pipeline::add_input_file).
+      graph.host({write(from)}, [file = array.file, into, bytes] { file->read(bytes.begin, into, bytes.size()); },
                  c.options("read " + array.description));
     } else {
       const std::byte* source = array.storage->host_data() + bytes.begin;

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "alloy/input_file.hpp"
 #include "alloy/pipeline.hpp"
 #include "file_io.hpp"
 #include "host_memory_route.hpp"
@@ -18,17 +19,23 @@
 namespace alloy::detail {
 
 /// A caller's array, lent to the executor as host-resident memory, or a
-/// file streamed through pinned staging slots.
+/// file: an input read straight into the devices' slots where every device
+/// of the pipeline reads it directly, else streamed through pinned staging
+/// slots, as an output file is.
 struct HostArray {
   std::shared_ptr<BufferStorage> storage;  ///< the caller's memory; null for a file
   std::size_t element_bytes = 0;
-  std::shared_ptr<const FileReader> reader;  ///< an input file
+  std::shared_ptr<InputFile> file;           ///< an input file
   std::shared_ptr<const FileWriter> writer;  ///< an output file
+  /// An input file every device of the pipeline reads directly (GPUDirect
+  /// Storage); else `not_direct` says why not, for the report.
+  bool direct = false;
+  std::string not_direct;
   std::string description;                   ///< for the report
   /// The caller's memory page-locked in place (HostMemoryRoute::registered).
   std::unique_ptr<HostRegistration> registration;
 
-  bool is_file() const { return reader || writer; }
+  bool is_file() const { return file || writer; }
 };
 
 /// How long at least one host thread was busy with some kind of work: the
@@ -120,7 +127,8 @@ struct PipelineState {
   std::size_t reduction_bytes() const;
   std::size_t smallest_device_memory() const;
   bool has_files() const;
-  /// Goes through page-locked staging slots: a file, or staged caller's memory.
+  /// Goes through page-locked staging slots: a file not read directly, or
+  /// staged caller's memory.
   bool staged(const HostArray& array) const;
   /// InvalidArgument naming both sizes when `depth` slots of `chunk`
   /// elements do not fit a device.
@@ -133,8 +141,9 @@ struct PipelineState {
                         unsigned depth);
 
  private:
-  /// Input `a`'s part of chunk `c` into its slot: read or staged first on a
-  /// host thread where it goes through staging.
+  /// Input `a`'s part of chunk `c` into its slot: read straight into it from
+  /// a file read directly, else read or staged first on a host thread where
+  /// it goes through staging.
   void add_copy_in(Graph& graph, const Chunk& c, std::size_t a, const ChunkSpan& span) const;
   /// Output `a`'s slot back to its part of the array or file.
   void add_copy_out(Graph& graph, const Chunk& c, std::size_t a, const ChunkSpan& span) const;

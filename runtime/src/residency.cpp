@@ -131,7 +131,9 @@ bool Residency::evict_one(std::size_t device, const std::vector<BufferStorage*>&
   std::uint64_t oldest_use = 0;
   for (BufferStorage* storage : devices_state_[device].resident) {
     if (std::binary_search(keep.begin(), keep.end(), storage)) continue;
-    const std::uint64_t last_use = state_of(*storage).replicas.at(on).last_use;
+    const Replica& candidate = state_of(*storage).replicas.at(on);
+    if (candidate.host_writers != 0) continue;
+    const std::uint64_t last_use = candidate.last_use;
     if (!oldest || last_use < oldest_use) {
       oldest = storage;
       oldest_use = last_use;

@@ -14,7 +14,7 @@ bool Task::moves_no_bytes() const {
 }
 
 const char* Task::kind_name() const {
-  static constexpr const char* kinds[] = {"kernel", "copy", "fill", "host", "async"};
+  static constexpr const char* kinds[] = {"kernel", "copy", "fill", "host", "async", "file read"};
   return kinds[work.index()];
 }
 

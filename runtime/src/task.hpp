@@ -15,6 +15,7 @@
 #include "alloy/backend/program.hpp"
 #include "alloy/buffer.hpp"
 #include "alloy/graph.hpp"
+#include "alloy/input_file.hpp"
 #include "alloy/kernel_args.hpp"
 #include "alloy/launch_range.hpp"
 #include "alloy/tunable_kernel.hpp"
@@ -84,8 +85,16 @@ struct AsyncWork {
   AsyncStart start;
 };
 
+/// Reads bytes [offset, offset + accesses[0]'s size) of a file into
+/// accesses[0]: straight into the replica on a device that opens the file
+/// directly, else into host memory (file_read_tasks.cpp).
+struct FileReadWork {
+  std::shared_ptr<const InputFile> file;
+  std::size_t offset = 0;
+};
+
 struct Task {
-  std::variant<KernelWork, CopyWork, FillWork, HostWork, AsyncWork> work;
+  std::variant<KernelWork, CopyWork, FillWork, HostWork, AsyncWork, FileReadWork> work;
   TaskOptions options;
   std::vector<Access> accesses;
 
@@ -93,10 +102,11 @@ struct Task {
   /// Host and async tasks: they run on host threads, over host memory.
   bool on_host() const { return std::holds_alternative<HostWork>(work) || std::holds_alternative<AsyncWork>(work); }
   const AsyncWork* async() const { return std::get_if<AsyncWork>(&work); }
+  const FileReadWork* file_read() const { return std::get_if<FileReadWork>(&work); }
   /// A copy or fill of no bytes has nothing to enqueue; it only keeps its
   /// place in the order.
   bool moves_no_bytes() const;
-  /// "kernel", "copy", "fill", "host" or "async".
+  /// "kernel", "copy", "fill", "host", "async" or "file read".
   const char* kind_name() const;
   /// "task 7 'scale' (kernel)", for `id` as the task is known where it is named.
   std::string label(TaskId id) const;

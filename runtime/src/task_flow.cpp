@@ -254,6 +254,11 @@ void ExecutorState::start(std::uint64_t id) {
     return;
   }
   try {
+    if (state.task->file_read()) {
+      start_file_read(id);  // released when it finishes
+      retire_evicted();     // a read into a device may have made room there
+      return;
+    }
     if (state.task->on_host() || state.runs_inline) {
       start_host_task(id);
       return;  // released when it finishes

@@ -1,5 +1,7 @@
 // Random programs run by the executor and checked against a sequential model
-// on the host: kernels, copies, fills, host tasks and async tasks (which
+// on the host: kernels, copies, fills, file reads (straight into a device's
+// replica where the device reads files directly: the emulated devices of
+// this test model GPUDirect Storage), host tasks and async tasks (which
 // complete some polls after they start) over overlapping and
 // nested slices (a task writing part of what another still fills, single
 // elements written inside read ranges, reductions), graphs replayed several
@@ -23,7 +25,8 @@
 // By default as many programs as fit in 60 s run (ALLOY_RANDOM_SECONDS
 // changes that); ALLOY_RANDOM_PROGRAMS=N runs exactly N. The first program's
 // seed is random and printed; ALLOY_RANDOM_SEED=<seed> starts from it, and
-// ALLOY_RANDOM_PROGRAMS=1 with it replays the one program a failure names.
+// ALLOY_RANDOM_PROGRAMS=1 with it replays the one program a failure names;
+// ALLOY_RANDOM_SHOW=1 prints each program before it runs (for one that hangs).
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -31,6 +34,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -54,6 +58,28 @@ namespace {
 const ProgramSource kernels{"conformance.cl", std::string(alloy_kernels::conformance_source), ""};
 constexpr int elements = 256;
 constexpr int pairs = elements / 2;  ///< a buffer as records: elements 2i and 2i + 1
+
+/// Elements of the file that file_read steps read from, each file_value(i).
+constexpr int file_elements = 2 * elements;
+std::uint32_t file_value(int i) { return static_cast<std::uint32_t>(i) * 2654435761u + 12345u; }
+
+/// The file, written once per process where O_DIRECT works (not a memory
+/// file system), so that devices that read files directly (emulated with
+/// storage=) take that route and the others read through host memory.
+/// Each part opens it for its own executor: an InputFile keeps what the
+/// devices it read into opened, and must not outlive their Runtime.
+const std::filesystem::path& values_file() {
+  static TemporaryFolder folder("alloy-random-file");
+  static const std::filesystem::path path = [] {
+    std::vector<std::uint32_t> values(file_elements);
+    for (int i = 0; i < file_elements; ++i) values[i] = file_value(i);
+    std::filesystem::path written = folder.path / "values.bin";
+    std::ofstream(written, std::ios::binary)
+        .write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * 4));
+    return written;
+  }();
+  return path;
+}
 
 /// Every buffer's host layout: records of two uints.
 struct Pair {
@@ -126,6 +152,7 @@ StagingRuntime& staging_runtime() {
 struct Step {
   enum Kind {
     scale, host_scale, reduce, host_reduce, kernel_copy, copy, fill, observe, pair_scale, pair_sum, async_scale,
+    file_read,  ///< the file's elements [to, to + count) into [first, first + count)
     // Only in parts that meet failures:
     failing_host,   ///< scales its range on the host, then throws
     failing_async,  ///< throws from its start (even offset) or at its factor-th poll (odd)
@@ -136,7 +163,7 @@ struct Step {
   int target = 0;  // buffer written by reduce and the copies
   int first = 0;   // range read or changed: [first, first + count)
   int count = 1;
-  int to = 0;      // where a copy writes, or the element a reduction writes
+  int to = 0;      // where a copy writes, the element a reduction writes, or the file element a read starts at
   std::uint32_t factor = 1;
   std::uint32_t offset = 0;  // also the fill value
   int record = -1;           // observe: where what it sees is kept
@@ -146,7 +173,8 @@ struct Step {
 const char* name(Step::Kind kind) {
   static constexpr const char* names[] = {"scale",       "host_scale",  "reduce",        "host_reduce",
                                           "kernel_copy", "copy",        "fill",          "observe",
-                                          "pair_scale",  "pair_sum",    "async_scale",   "failing_host",
+                                          "pair_scale",  "pair_sum",    "async_scale",   "file_read",
+                                          "failing_host",
                                           "failing_async", "synchronize"};
   return names[kind];
 }
@@ -164,6 +192,7 @@ std::string describe(const Step& step) {
   if (step.kind == Step::kernel_copy || step.kind == Step::copy) {
     text << " -> B" << step.target << "[" << step.to << ", " << step.to + step.count << ")";
   }
+  if (step.kind == Step::file_read) text << " <- file[" << step.to << ", " << step.to + step.count << ")";
   return text.str();
 }
 
@@ -179,7 +208,7 @@ int random_count(std::mt19937& random) {
 
 Step random_step(std::mt19937& random, int buffers, int& records, bool failures) {
   Step step;
-  step.kind = static_cast<Step::Kind>(random() % 11);
+  step.kind = static_cast<Step::Kind>(random() % 12);
   if (failures) {
     // About one step in eight fails, and one in ten synchronizes.
     switch (random() % 40) {
@@ -213,6 +242,9 @@ Step random_step(std::mt19937& random, int buffers, int& records, bool failures)
     }
     case Step::observe:
       step.record = records++;
+      break;
+    case Step::file_read:
+      step.to = static_cast<int>(random() % (file_elements - step.count + 1));
       break;
     case Step::pair_scale:
     case Step::pair_sum:
@@ -261,6 +293,9 @@ void apply_values(const Step& step, std::vector<Values>& values, std::vector<std
     case Step::fill:
       std::fill_n(source.begin() + step.first, step.count, step.offset);
       break;
+    case Step::file_read:
+      for (int i = 0; i < step.count; ++i) source[step.first + i] = file_value(step.to + i);
+      break;
     case Step::observe:
       seen[step.record].emplace_back(source.begin() + step.first,
                                      source.begin() + step.first + step.count);
@@ -297,6 +332,7 @@ std::vector<Touch> touches(const Step& step) {
     case Step::failing_host:
     case Step::failing_async:
     case Step::fill:
+    case Step::file_read:
       return {{step.source, step.first, step.count, true}};
     case Step::reduce:
     case Step::host_reduce:
@@ -377,7 +413,7 @@ class Polled final : public AsyncOperation {
 /// the same calls. Returns what the call returned (a Run, or a TaskId).
 template <class Target>
 auto submit(const Step& step, Target& target, std::vector<Buffer<std::uint32_t>>& buffers,
-            Observations& observations) {
+            Observations& observations, const std::shared_ptr<const InputFile>& file) {
   Buffer<std::uint32_t> source = buffers[step.source];
   Buffer<std::uint32_t> written = buffers[step.target];
   const BufferSlice range = source.slice(step.first, step.count);
@@ -419,6 +455,8 @@ auto submit(const Step& step, Target& target, std::vector<Buffer<std::uint32_t>>
       return target.copy(range, written.slice(step.to, step.count));
     case Step::fill:
       return target.fill(range, step.offset);
+    case Step::file_read:
+      return target.read_file(file, std::size_t(step.to) * sizeof(std::uint32_t), range);
     case Step::observe:
       return target.host({read(range)}, [source, step, &observations]() mutable {
         const auto values = source.host().subspan(step.first, step.count);
@@ -625,6 +663,7 @@ std::string run_part(const Part& part, unsigned buffer_seed) {
   }
   Observations observations;
   observations.seen.resize(part.records);
+  const std::shared_ptr<const InputFile> file = InputFile::open(values_file());
 
   ExecutorOptions options = part.options;
   if (part.staged) {
@@ -642,7 +681,7 @@ std::string run_part(const Part& part, unsigned buffer_seed) {
   Graph graph;
   if (part.as_graph) {
     for (const Step& step : part.steps) {
-      if (step.kind != Step::synchronize) submit(step, graph, buffers, observations);
+      if (step.kind != Step::synchronize) submit(step, graph, buffers, observations, file);
     }
   }
   for (int run = 0; run < part.runs; ++run) {
@@ -663,7 +702,7 @@ std::string run_part(const Part& part, unsigned buffer_seed) {
           if (!wrong.empty()) return wrong;
           continue;
         }
-        last = submit(step, executor, buffers, observations);
+        last = submit(step, executor, buffers, observations, file);
         last_fails = !model.apply(step);
         if (waiter) waiter->add(last);
       }
@@ -736,10 +775,22 @@ std::string run_part_safely(const Part& part, unsigned buffer_seed) {
 
 /// One program: one or two parts, the second on its own executor and thread.
 /// False if it went wrong.
+unsigned long environment_number(const char* name, unsigned long otherwise) {
+  const char* text = std::getenv(name);
+  return text && *text ? std::strtoul(text, nullptr, 10) : otherwise;
+}
+
 bool check_program(unsigned seed, const std::vector<Device*>& devices) {
   std::mt19937 random(seed);
   std::vector<Part> parts{random_part(random, devices)};
   if (random() % 3 == 0) parts.push_back(random_part(random, devices));
+  // A program that hangs reports nothing: ALLOY_RANDOM_SHOW=1 prints each
+  // one before it runs.
+  if (environment_number("ALLOY_RANDOM_SHOW", 0) != 0) {
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+      std::fprintf(stderr, "program seed %u, executor %zu: %s\n", seed, p, parts[p].describe().c_str());
+    }
+  }
   std::vector<std::string> failures(parts.size());
   std::vector<std::thread> threads;
   for (std::size_t p = 1; p < parts.size(); ++p) {
@@ -781,11 +832,6 @@ class QuietPlannedFailures {
  private:
   LogSink previous_;
 };
-
-unsigned long environment_number(const char* name, unsigned long otherwise) {
-  const char* text = std::getenv(name);
-  return text && *text ? std::strtoul(text, nullptr, 10) : otherwise;
-}
 
 }  // namespace
 

@@ -28,6 +28,16 @@ TEST_CASE("Emulation.Model.presets_and_overrides") {
   CHECK(custom.describe().find("time only") != std::string::npos);
 }
 
+TEST_CASE("Emulation.Model.storage_is_off_unless_given") {
+  CHECK(parse_machine_model("pcie5").storage_bytes_per_second == 0.0);
+  CHECK(parse_machine_model("pcie5").describe().find("GPUDirect Storage") == std::string::npos);
+  const MachineModel with_storage = parse_machine_model("h100,storage=6.5");
+  CHECK(with_storage.storage_bytes_per_second == doctest::Approx(6.5e9));
+  CHECK(with_storage.describe().find(", GPUDirect Storage at 6.5 GB/s") != std::string::npos);
+  CHECK_THROWS_WITH_AS(parse_machine_model("storage=-1"), doctest::Contains("'storage=-1': out of range"),
+                       std::invalid_argument);
+}
+
 TEST_CASE("Emulation.Model.gpu_presets_carry_published_figures") {
   const MachineModel h100 = parse_machine_model("h100");
   CHECK(h100.flavor == Flavor::cuda);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "alloy/backend/device.hpp"
+#include "alloy/backend/direct_file.hpp"
 #include "alloy/backend/event.hpp"
 #include "alloy/backend/memory.hpp"
 #include "alloy/backend/program.hpp"
@@ -12,6 +13,7 @@
 #include "alloy/error.hpp"
 #include "alloy/executor.hpp"
 #include "alloy/graph.hpp"
+#include "alloy/input_file.hpp"
 #include "alloy/interval_set.hpp"
 #include "alloy/kernel_args.hpp"
 #include "alloy/kernel_library.hpp"

@@ -88,8 +88,8 @@ struct RunOptions {
 ///   run.wait();                            // that graph done; throws its first failure
 ///   executor.wait();                       // everything done; throws the first failure
 ///
-/// Tasks may also be submitted one by one (kernel, copy, fill, host): they
-/// behave as if run in submission order. Every submission returns a Run;
+/// Tasks may also be submitted one by one (kernel, copy, fill, host,
+/// read_file): they behave as if run in submission order. Every submission returns a Run;
 /// task ids (Run::task) are unique for the executor's life. Thread-safe; a
 /// buffer must be used by one executor at a time. Must not outlive its
 /// Runtime.
@@ -137,6 +137,8 @@ class Executor {
   template <class T>
   Run fill(BufferSlice slice, T value, TaskOptions options = {});
   Run host(std::vector<Access> accesses, std::function<void()> function, TaskOptions options = {});
+  Run read_file(std::shared_ptr<const InputFile> file, std::size_t file_offset, BufferSlice into,
+                TaskOptions options = {});
   Run async(std::vector<Access> accesses, AsyncStart start, TaskOptions options = {});
 
   /// Blocks until the host copy of the slice reflects every task submitted

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "alloy/async_operation.hpp"
 #include "alloy/backend/program.hpp"
 #include "alloy/buffer.hpp"
+#include "alloy/input_file.hpp"
 #include "alloy/kernel_args.hpp"
 #include "alloy/launch_range.hpp"
 #include "alloy/tunable_kernel.hpp"
@@ -113,6 +115,22 @@ class Graph {
   /// unless the slice's offset and size are multiples of the pattern.
   template <class T>
   TaskId fill(BufferSlice slice, T value, TaskOptions options = {});
+  /// Reads bytes [file_offset, file_offset + into's size) of `file` into
+  /// `into` (a write of it). On a device that opens the file directly
+  /// (InputFile::direct: GPUDirect Storage), the bytes land in that device's
+  /// replica with no copy through host memory, and that replica is then
+  /// the valid one; elsewhere, and for borrowed host memory, a host thread
+  /// reads them into host memory. The device is placed as for a copy:
+  /// name it in `options.device` to read straight into the device that
+  /// uses the bytes next. A range past the file's end, or a read that fails,
+  /// is the task's failure. A device is asked on the file's first use there,
+  /// which for cuFile may open its driver: InputFile::direct asks ahead.
+  TaskId read_file(std::shared_ptr<const InputFile> file, std::size_t file_offset, BufferSlice into,
+                   TaskOptions options = {});
+  /// The same for a file opened here (InputFile::open): Error at once when
+  /// it cannot be opened.
+  TaskId read_file(const std::filesystem::path& path, std::size_t file_offset, BufferSlice into,
+                   TaskOptions options = {});
   /// `function` runs on a host thread once the accessed slices are current
   /// in host memory (Buffer<T>::host()).
   TaskId host(std::vector<Access> accesses, std::function<void()> function,

@@ -129,8 +129,10 @@ struct PipelineReport {
   std::string chunking;
   std::vector<PipelineDeviceReport> devices;
   /// How each input, then each output, reaches the devices, e.g. "input 0:
-  /// caller's memory, copied directly" or "input 1: file data.bin through
-  /// pinned staging, O_DIRECT reads".
+  /// caller's memory, copied directly", "input 1: file data.bin read
+  /// straight into device memory (GPUDirect Storage (cuFile))" or "input 1:
+  /// file data.bin through pinned staging, O_DIRECT reads (GPUDirect
+  /// Storage not used: ...)".
   std::vector<std::string> arrays;
   /// How long at least one host thread was reading or writing a file, or
   /// copying the caller's memory through staging slots.
@@ -201,9 +203,13 @@ class Pipeline {
     return add_output(reinterpret_cast<std::byte*>(data.data()), data.size(), sizeof(T));
   }
   /// An input read from a file of `elements` values of T (InvalidArgument
-  /// for another size), chunk by chunk into pinned staging slots on host
-  /// threads, with O_DIRECT where the file system allows it, while the
-  /// devices work on other chunks. Error when it cannot be opened.
+  /// for another size), chunk by chunk while the devices work on other
+  /// chunks: where every device of the pipeline opens the file directly
+  /// (GPUDirect Storage, InputFile::direct), straight from storage into the
+  /// devices' slots; else into pinned staging slots on host threads, with
+  /// O_DIRECT where the file system allows it, and copied up from there.
+  /// The report says which, and why not directly (docs/streaming.md). The
+  /// devices are asked here. Error when it cannot be opened.
   template <class T>
   PipelineInput input_file(const std::filesystem::path& path) {
     return add_input_file(path, sizeof(T));

@@ -2,12 +2,14 @@
 #pragma once
 
 #include <cstddef>
+#include <filesystem>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "alloy/backend/direct_file.hpp"
 #include "alloy/backend/memory.hpp"
 #include "alloy/backend/program.hpp"
 #include "alloy/backend/queue.hpp"
@@ -50,6 +52,13 @@ class Device {
   std::shared_ptr<Program> load_program(const ProgramSource& source,
                                         std::span<const std::byte> binary);
 
+  /// Opens `path` for reads straight into this device's memory
+  /// (DirectFile), or says why it cannot: a backend without such reads
+  /// (OpenCL, HIP), a library, driver or file system that refuses. Never
+  /// throws for those; the reason names the call, the vendor's code and what
+  /// to do. Each call opens the file anew: keep the DirectFile.
+  DirectFileOpening open_direct_file(const std::filesystem::path& path) { return do_open_direct_file(path); }
+
   /// True when buffers of `other` can be copied to and from on this device's
   /// queues directly (same OpenCL context, same CUDA/HIP process space).
   virtual bool shares_memory_with(const Device& other) const { return &other == this; }
@@ -63,6 +72,8 @@ class Device {
   virtual std::unique_ptr<DeviceBuffer> do_allocate(std::size_t bytes) = 0;
   virtual std::unique_ptr<HostBuffer> do_allocate_host(std::size_t bytes) = 0;
   virtual std::unique_ptr<HostRegistration> do_register_host(void*, std::size_t) { return nullptr; }
+  /// By default: no direct reads, saying so (direct_file.cpp).
+  virtual DirectFileOpening do_open_direct_file(const std::filesystem::path& path);
   /// `composed` is what to give the compiler: prelude, defines and source.
   virtual std::shared_ptr<Program> do_build_program(const ProgramSource& source,
                                                     const ComposedSource& composed) = 0;
