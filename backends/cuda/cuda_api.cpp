@@ -23,12 +23,8 @@ CUstream as_stream(Handle handle) { return static_cast<CUstream>(handle); }
 CUevent as_event(Handle handle) { return static_cast<CUevent>(handle); }
 
 std::string status_name(Status status) {
-  const char* name = nullptr;
-  if (d().cuGetErrorName == nullptr ||
-      d().cuGetErrorName(static_cast<CUresult>(status), &name) != CUDA_SUCCESS || name == nullptr) {
-    return "unknown CUDA error";
-  }
-  return name;
+  const std::string name = error_name(static_cast<CUresult>(status));
+  return name.empty() ? "unknown CUDA error" : name;
 }
 
 Status device_info(int ordinal, DeviceInfo* info) {

@@ -68,6 +68,14 @@ std::string open_and_resolve(const char* library) {
 
 const Driver& driver() { return loaded; }
 
+std::string error_name(CUresult status) {
+  const char* name = nullptr;
+  if (loaded.cuGetErrorName == nullptr || loaded.cuGetErrorName(status, &name) != CUDA_SUCCESS || name == nullptr) {
+    return "";
+  }
+  return name;
+}
+
 std::string cuda_version_text(int version) {
   if (version <= 0) return "a driver of unknown CUDA version";
   return "CUDA " + std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);

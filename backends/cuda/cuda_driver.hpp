@@ -35,6 +35,10 @@ struct Driver {
 /// The driver's functions; valid after load_driver() returned no problem.
 const Driver& driver();
 
+/// The driver's name for `status` ("CUDA_ERROR_ILLEGAL_ADDRESS"); empty where
+/// the driver is not loaded or does not know the code.
+std::string error_name(CUresult status);
+
 /// "CUDA 12.4" for cuDriverGetVersion's (and CUDA_VERSION's) 12040.
 std::string cuda_version_text(int version);
 

@@ -29,14 +29,7 @@ using stream::StorageHandle;
 using stream::StorageStatus;
 
 /// The CUDA driver's name for a code, where the plugin loaded the driver.
-std::string cuda_error_name(int code) {
-  const char* name = nullptr;
-  if (driver().cuGetErrorName == nullptr ||
-      driver().cuGetErrorName(static_cast<CUresult>(code), &name) != CUDA_SUCCESS || name == nullptr) {
-    return "";
-  }
-  return name;
-}
+std::string cuda_error_name(int code) { return error_name(static_cast<CUresult>(code)); }
 
 std::string status_name(StorageStatus status) { return stream::cufile_status_name(status, cuda_error_name); }
 
