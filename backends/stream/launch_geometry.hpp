@@ -4,6 +4,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "alloy/device_info.hpp"
@@ -40,9 +41,11 @@ double lane_use(std::size_t threads, unsigned warp);
 /// block is a divisor of its extent: y and z take the smallest that keeps
 /// their grid within the device's limits, x the one that keeps the most
 /// warp lanes busy within what the kernel allows, the nearest to 256
-/// among equals. InvalidArgument (naming `what`, the dimension and the
-/// limit) for a shape the device cannot launch.
-LaunchGeometry choose_geometry(const LaunchRange& range, const LaunchLimits& limits, const std::string& what);
+/// among equals. InvalidArgument (naming what `what` says, the dimension
+/// and the limit) for a shape the device cannot launch; `what` is called
+/// only then, as launches are many.
+LaunchGeometry choose_geometry(const LaunchRange& range, const LaunchLimits& limits,
+                               const std::function<std::string()>& what);
 
 /// Advice for people when a chosen block wastes most of each warp (a prime
 /// length, say); empty when the launch is well shaped.

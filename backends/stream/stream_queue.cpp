@@ -192,12 +192,12 @@ std::shared_ptr<Event> StreamQueue::do_launch(const Kernel& kernel, const Launch
                           "declaration was not found in the source; declare it as KERNEL void " +
                           kernel.name() + "(...)");
   }
-  const std::string what = "launch of '" + kernel.name() + "' on " + device_.label();
+  const auto what = [&] { return "launch of '" + kernel.name() + "' on " + device_.label(); };
   const LaunchLimits limits =
       LaunchLimits::of(device_.info(), kernel.attributes().max_work_group_size);
   const LaunchGeometry geometry = choose_geometry(range, limits, what);
   if (const std::string advice = tiny_block_advice(range, geometry, limits.warp); !advice.empty()) {
-    advise_once(kernel.name(), what + ": " + advice);
+    advise_once(kernel.name(), what() + ": " + advice);
   }
   // The launch reads each parameter through a pointer to its value.
   std::vector<DevicePointer> addresses(args.size());
