@@ -57,25 +57,6 @@ FileReader::~FileReader() {
 }
 
 void FileReader::read(void* into, std::size_t offset, std::size_t bytes) const {
-  if (offset + bytes > size_) {
-    throw Error("reading bytes [" + std::to_string(offset) + ", " + std::to_string(offset + bytes) + ") of " +
-                path_.string() + ", which has " + std::to_string(size_) + " bytes: did it shrink while streamed?");
-  }
-  std::size_t got = 0;
-  if (direct() && aligned(offset) && aligned(reinterpret_cast<std::uintptr_t>(into))) {
-    // Whole blocks; the file's last block comes back short.
-    const std::size_t blocks = (bytes + direct_alignment - 1) / direct_alignment * direct_alignment;
-    got = std::min(read_fully(direct_fd_, into, offset, blocks, path_), bytes);
-  } else {
-    got = read_fully(fd_, into, offset, bytes, path_);
-  }
-  if (got != bytes) {
-    throw Error("reading " + path_.string() + ": " + std::to_string(got) + " of " + std::to_string(bytes) +
-                " bytes at offset " + std::to_string(offset) + " came back; was the file truncated?");
-  }
-}
-
-void FileReader::read_within(void* into, std::size_t offset, std::size_t bytes) const {
   if (offset > size_ || bytes > size_ - offset) {
     throw Error("reading bytes [" + std::to_string(offset) + ", " + std::to_string(offset + bytes) + ") of " +
                 path_.string() + ", which has " + std::to_string(size_) + " bytes; read within the file");

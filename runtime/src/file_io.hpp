@@ -22,15 +22,11 @@ class FileReader {
   FileReader& operator=(const FileReader&) = delete;
 
   std::size_t size() const { return size_; }
-  /// Reads [offset, offset + bytes) into `into`, which has room for
-  /// `bytes` rounded up to direct_alignment. Direct when offset and memory
-  /// are aligned; the tail of the file comes as far as it goes. Error on a
-  /// short file or a failed read.
+  /// Reads [offset, offset + bytes) into exactly `bytes` of memory at
+  /// `into`: whole aligned blocks with O_DIRECT where offset and memory are
+  /// aligned, the rest buffered, so that no byte past `bytes` is written.
+  /// Error naming the file for a range past its end or a short read.
   void read(void* into, std::size_t offset, std::size_t bytes) const;
-  /// The same into exactly `bytes` of memory: whole aligned blocks direct
-  /// where offset and memory are aligned, the rest buffered, so that no byte
-  /// past `bytes` is written.
-  void read_within(void* into, std::size_t offset, std::size_t bytes) const;
   bool direct() const { return direct_fd_ >= 0; }
   /// "O_DIRECT reads" or "buffered reads (O_DIRECT refused: ...)".
   const std::string& how() const { return how_; }

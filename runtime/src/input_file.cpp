@@ -91,7 +91,7 @@ const DirectFileOpening& InputFile::direct(Device& device) const {
 }
 
 void InputFile::read(std::size_t offset, void* into, std::size_t bytes) const {
-  impl_->observed([&] { impl_->reader.read_within(into, offset, bytes); });
+  impl_->observed([&] { impl_->reader.read(into, offset, bytes); });
 }
 
 void InputFile::read(std::size_t offset, DeviceBuffer& into, std::size_t into_offset, std::size_t bytes) const {
