@@ -154,6 +154,13 @@ stream::StreamApi make_api() {
                              return d().cuStreamWaitEvent(as_stream(stream), as_event(event), 0);
                            },
                            "cuStreamWaitEvent"};
+  api.add_callback = {[](Handle stream, stream::StreamCallback* callback) -> Status {
+                        return d().cuStreamAddCallback(
+                            as_stream(stream),
+                            [](CUstream, CUresult, void* user) { stream::run_stream_callback(user); },
+                            callback, 0);
+                      },
+                      "cuStreamAddCallback"};
 
   api.create_event = {[](Handle* event, bool timed) -> Status {
                         CUevent created = nullptr;

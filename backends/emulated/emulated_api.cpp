@@ -101,6 +101,26 @@ Status record_event(Handle event, Handle stream) {
   return emulated_success;
 }
 
+/// True on a stream's thread while it runs a callback of add_callback's.
+bool& in_stream_callback() {
+  thread_local bool inside = false;
+  return inside;
+}
+
+Status add_callback(Handle stream, stream::StreamCallback* callback) {
+  const auto run = [callback] {
+    in_stream_callback() = true;
+    stream::run_stream_callback(callback);
+    in_stream_callback() = false;
+  };
+  if (stream == nullptr) {
+    run();  // the default stream has nothing queued
+  } else {
+    stream_of(stream).submit(run);
+  }
+  return emulated_success;
+}
+
 Status stream_wait_event(Handle stream, Handle event) {
   // The event's latest record at the time of the call, as cuStreamWaitEvent.
   std::shared_ptr<StreamEvent> waited = static_cast<EventHandle*>(event)->event;
@@ -144,6 +164,10 @@ stream::StreamApi make_api() {
                         "emulatedRetainContext"};
   api.release_context = {[](int) -> Status { return emulated_success; }, "emulatedReleaseContext"};
   api.make_current = {[](const DeviceRef& device) -> Status {
+                        // cuStreamAddCallback: "the callback must not make any CUDA API
+                        // call", and such a call returns CUDA_ERROR_NOT_PERMITTED. Every
+                        // call of the stream backend makes its device current first.
+                        if (in_stream_callback() && model()->flavor == Flavor::cuda) return emulated_not_permitted;
                         current_device() = device.ordinal;
                         return emulated_success;
                       },
@@ -164,6 +188,7 @@ stream::StreamApi make_api() {
                             },
                             "emulatedStreamSynchronize"};
   api.stream_wait_event = {stream_wait_event, "emulatedStreamWaitEvent"};
+  api.add_callback = {add_callback, "emulatedStreamAddCallback"};
 
   api.create_event = {[](Handle* event, bool timed) -> Status {
                         *event = new EventHandle{std::make_shared<StreamEvent>(timed)};

@@ -85,6 +85,7 @@ std::string status_name(Status status) {
       name = cuda ? "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED" : "hipErrorHostMemoryNotRegistered";
       break;
     case emulated_launch_failed: name = cuda ? "CUDA_ERROR_LAUNCH_FAILED" : "hipErrorLaunchFailure"; break;
+    case emulated_not_permitted: name = cuda ? "CUDA_ERROR_NOT_PERMITTED" : "hipErrorNotPermitted"; break;
     default: return "unknown status " + std::to_string(status) + " (emulated)";
   }
   return std::string(name) + " (emulated)";

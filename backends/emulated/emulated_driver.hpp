@@ -35,6 +35,7 @@ enum EmulatedStatus : Status {
   emulated_host_memory_already_registered = 712,
   emulated_host_memory_not_registered = 713,
   emulated_launch_failed = 719,
+  emulated_not_permitted = 800,
 };
 
 std::string status_name(Status status);

@@ -116,6 +116,13 @@ stream::StreamApi make_api() {
                              return hipStreamWaitEvent(as_stream(stream), as_event(event), 0);
                            },
                            "hipStreamWaitEvent"};
+  api.add_callback = {[](Handle stream, stream::StreamCallback* callback) -> Status {
+                        return hipStreamAddCallback(
+                            as_stream(stream),
+                            [](hipStream_t, hipError_t, void* user) { stream::run_stream_callback(user); },
+                            callback, 0);
+                      },
+                      "hipStreamAddCallback"};
 
   api.create_event = {[](Handle* event, bool timed) -> Status {
                         hipEvent_t created = nullptr;

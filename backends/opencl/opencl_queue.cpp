@@ -1,6 +1,8 @@
 // Enqueueing transfers, fills and kernel launches on an OpenCL queue.
 #include "opencl_queue.hpp"
 
+#include <memory>
+
 #include "alloy/error.hpp"
 #include "opencl_check.hpp"
 #include "opencl_device.hpp"
@@ -48,6 +50,30 @@ bool OpenCLEvent::is_complete() const {
   check(event_.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &execution_status),
         "clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)", device_label_);
   return execution_status == CL_COMPLETE || execution_status < 0;
+}
+
+namespace {
+
+void CL_CALLBACK run_completion_callback(cl_event, cl_int, void* callback) {
+  const std::unique_ptr<std::function<void()>> held(static_cast<std::function<void()>*>(callback));
+  (*held)();
+}
+
+}  // namespace
+
+bool OpenCLEvent::on_complete(std::function<void()> callback) {
+  // A command still in its queue is never handed to the device without a
+  // flush (clWaitForEvents flushes; a callback does not), so its callback
+  // would never come.
+  cl::CommandQueue queue;
+  if (event_.getInfo(CL_EVENT_COMMAND_QUEUE, &queue) == CL_SUCCESS && queue() != nullptr) {
+    check(queue.flush(), "clFlush", device_label_);
+  }
+  auto held = std::make_unique<std::function<void()>>(std::move(callback));
+  check(event_.setCallback(CL_COMPLETE, &run_completion_callback, held.get()),
+        "clSetEventCallback(" + command_ + ")", device_label_);
+  held.release();  // run_completion_callback frees it
+  return true;
 }
 
 EventTiming OpenCLEvent::timing() {

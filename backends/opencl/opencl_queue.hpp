@@ -15,6 +15,8 @@ class OpenCLEvent final : public Event {
   void wait() override;
   bool is_complete() const override;
   EventTiming timing() override;
+  /// clSetEventCallback, after flushing the event's queue.
+  bool on_complete(std::function<void()> callback) override;
   const cl::Event& event() const { return event_; }
 
  private:

@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -61,6 +63,16 @@ inline CompileResult source_as_binary(const std::string& source, const std::stri
 
 struct DirectStorageApi;  // direct_storage_api.hpp
 
+/// What add_callback is handed: run once, on a thread of the driver's.
+using StreamCallback = std::function<void()>;
+
+/// Runs and frees a callback that add_callback took; the tables' own
+/// callbacks (whatever the API's signature) call it with their user data.
+inline void run_stream_callback(void* callback) {
+  const std::unique_ptr<StreamCallback> held(static_cast<StreamCallback*>(callback));
+  (*held)();
+}
+
 struct StreamApi {
   std::string api;      ///< "CUDA" or "HIP", for messages
   std::string backend;  ///< "cuda" or "hip"
@@ -94,6 +106,11 @@ struct StreamApi {
   Call<Status(Handle)> destroy_stream;
   Call<Status(Handle)> synchronize_stream;
   Call<Status(Handle stream, Handle event)> stream_wait_event;
+  /// Calls `callback` once the stream's work before it has completed, also
+  /// when it failed (cuStreamAddCallback, hipStreamAddCallback: unlike
+  /// cuLaunchHostFunc, they are called after a fault too). Takes the
+  /// callback on success (run_stream_callback frees it). Optional.
+  Call<Status(Handle stream, StreamCallback* callback)> add_callback;
 
   /// `timed`: the event will be one end of elapsed_time; else the API may
   /// skip its timestamp.

@@ -38,8 +38,8 @@ void advise_once(const std::string& kernel, const std::string& advice) {
 
 }  // namespace
 
-StreamEvent::StreamEvent(StreamDevice& device, Handle start, Handle end)
-    : device_(device), start_(start), end_(end) {}
+StreamEvent::StreamEvent(StreamDevice& device, Handle start, Handle end, Handle stream)
+    : device_(device), start_(start), end_(end), stream_(stream) {}
 
 StreamEvent::~StreamEvent() {
   const StreamApi& api = device_.api();
@@ -64,6 +64,23 @@ bool StreamEvent::is_complete() const {
   const Status status = api.query_event(end_);
   if (status == api.not_ready) return false;
   check(api, status, api.query_event.name, device_.label());
+  return true;
+}
+
+bool StreamEvent::on_complete(std::function<void()> callback) {
+  const StreamApi& api = device_.api();
+  if (api.add_callback.function == nullptr) return false;
+  // Done already (its queue, which synchronises its stream when it goes,
+  // may be gone too): no callback to wait for.
+  if (is_complete()) {
+    callback();
+    return true;
+  }
+  // On the stream the command ran on, the callback comes right after it:
+  // the executor asks just after enqueueing, before the next command there.
+  auto held = std::make_unique<StreamCallback>(std::move(callback));
+  check(api, api.add_callback(stream_, held.get()), api.add_callback.name, device_.label());
+  held.release();  // run_stream_callback frees it
   return true;
 }
 
@@ -122,7 +139,7 @@ std::shared_ptr<Event> StreamQueue::enqueue(const char* call, Command command) {
     check(api_, status, api_.create_event.name, device_.label());
   }
   // Owns its events from here on, also when a call below fails.
-  auto event = std::make_shared<StreamEvent>(device_, start, end);
+  auto event = std::make_shared<StreamEvent>(device_, start, end, stream_);
   if (timed) check(api_, api_.record_event(start, stream_), api_.record_event.name, device_.label());
   check(api_, command(), call, device_.label());
   check(api_, api_.record_event(end, stream_), api_.record_event.name, device_.label());

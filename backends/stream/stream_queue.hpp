@@ -15,13 +15,17 @@ class StreamDevice;
 /// durations keep about 0.5 µs.
 class StreamEvent final : public Event {
  public:
-  StreamEvent(StreamDevice& device, Handle start, Handle end);
+  /// `stream`: where `end` is recorded, which on_complete adds its callback to.
+  StreamEvent(StreamDevice& device, Handle start, Handle end, Handle stream);
   ~StreamEvent() override;
 
   void wait() override;
   bool is_complete() const override;
   /// The APIs record no queueing time: queued_ns equals started_ns.
   EventTiming timing() override;
+  /// A stream callback after the command (add_callback); where the API has
+  /// none, false.
+  bool on_complete(std::function<void()> callback) override;
   const StreamDevice& device() const { return device_; }
   Handle end() const { return end_; }
 
@@ -29,6 +33,7 @@ class StreamEvent final : public Event {
   StreamDevice& device_;
   Handle start_;
   Handle end_;
+  Handle stream_;
 };
 
 class StreamQueue final : public Queue {

@@ -242,7 +242,7 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
   if (captured) {
     // Handed in before the run's own watch: the file is there when the run
     // is done (synchronize, which waits only for the bytes, may return first).
-    watcher.watch({done}, [captured](std::exception_ptr failure) {
+    completions.watch({done}, [captured](std::exception_ptr failure) {
       if (!failure) LaunchCapture::write(*captured);
     });
   }
@@ -267,7 +267,7 @@ void ExecutorState::retire_evicted() {
   for (Residency::Retirement& evicted : residency.take_retirements()) {
     auto retirement = std::make_shared<Residency::Retirement>(std::move(evicted));
     std::vector<std::shared_ptr<Event>> events = retirement->events;
-    watcher.watch(std::move(events), [this, retirement](std::exception_ptr) {
+    completions.watch(std::move(events), [this, retirement](std::exception_ptr) {
       // Freeing may synchronize with the device (cuMemFree does): not under the lock.
       retirement->memory.reset();
       retirement->events.clear();

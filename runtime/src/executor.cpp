@@ -159,13 +159,13 @@ void Executor::wait() {
   state.settled.wait(lock, [&] { return state.handed_off == 0; });
   state.watch_unwatched();
   // Every task is released now, so every run has handed its completion to
-  // the watcher: once those callbacks ran, all of this work is done and its
+  // the completion lane: once those callbacks ran, all of this work is done and its
   // failures are in the runs' records.
   const std::uint64_t end = state.next_id();
-  const std::uint64_t watched = state.watcher.handed_in();
+  const std::uint64_t watched = state.completions.handed_in();
   const std::vector<std::shared_ptr<detail::RunRecord>> runs(state.runs.begin(), state.runs.end());
   lock.unlock();
-  state.watcher.wait_for_callbacks(watched);
+  state.completions.wait_for_callbacks(watched);
 
   std::vector<std::string> failures;
   for (const auto& run : runs) {

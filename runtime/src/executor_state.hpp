@@ -14,9 +14,8 @@
 #include <vector>
 
 #include "alloy/executor.hpp"
-#include "async_lane.hpp"
 #include "coherence.hpp"
-#include "completion_watcher.hpp"
+#include "completion_lane.hpp"
 #include "host_pool.hpp"
 #include "kernel_resolver.hpp"
 #include "lanes.hpp"
@@ -108,7 +107,7 @@ struct ExecutorState {
   std::shared_ptr<RunRecord::ExecutorLink> link = std::make_shared<RunRecord::ExecutorLink>();
   /// One-task runs whose commands are enqueued but not watched yet: they are
   /// watched in batches, so that a task submitted alone costs no wake-up of
-  /// the completion thread of its own.
+  /// the completion lane of its own.
   std::vector<std::shared_ptr<RunRecord>> unwatched;
   static constexpr std::size_t unwatched_batch = 64;
   std::uint32_t graph_runs = 0;
@@ -119,10 +118,9 @@ struct ExecutorState {
   std::vector<std::vector<std::uint64_t>> waiting_for_memory;  ///< per device
   std::set<std::shared_ptr<BufferStorage>> buffers;  ///< replicas to bring home at the end
 
-  Placement placement;  // records into its model from the watcher's callbacks
+  Placement placement;  // records into its model from the completion lane's callbacks
   HostPool host_pool;
-  AsyncLane async_lane;
-  CompletionWatcher watcher;  // last: stops before what its callbacks use
+  CompletionLane completions;  // last: stops before what its callbacks use
 
   // All below run with `mutex` held.
   /// What a traced task's commands are recorded with (under the lock).
@@ -182,7 +180,7 @@ struct ExecutorState {
   /// Every task `state` depends on has completed: a host task is done when
   /// its dependents start, a device task when its event has.
   bool dependencies_complete(const TaskState& state) const;
-  /// Hands evictions started meanwhile to the completion thread.
+  /// Hands evictions started meanwhile to the completion lane.
   void retire_evicted();
   /// Lets the tasks waiting for memory on `device` try again: memory was
   /// freed there, or a replica eviction had to pass over may go now. Under
@@ -194,11 +192,11 @@ struct ExecutorState {
   void start_file_read(std::uint64_t id);
   /// Host tasks (host_tasks.cpp), and async ones, which start as host tasks do.
   void start_host_task(std::uint64_t id);
-  /// Hands the task's function to a host worker, or its operation to the async lane.
+  /// Hands the task's function to a host worker, or its operation to the completion lane.
   /// With the lock or without; `async`: the task's, if it is an async task.
   void post_host_task(std::uint64_t id, std::function<void()> function, std::string range_name,
                       const AsyncWork* async);
-  /// On a host worker (or the completion thread), without the lock; the
+  /// On a host worker (or the completion lane), without the lock; the
   /// function travels with the work, so running it takes the lock once.
   /// `range_name`: the task's name where a profiler takes ranges, else empty.
   void run_host_task(std::uint64_t id, std::function<void()> function, const std::string& range_name);
@@ -210,10 +208,10 @@ struct ExecutorState {
   /// Without the lock; `ran` is empty for a task that failed before it ran.
   void finish_host_task(std::uint64_t id, std::exception_ptr error, std::optional<HostTaskTimes> ran = std::nullopt);
   /// Once every task of `run` is released: marks it done when its device
-  /// commands complete, collecting their failures (on the completion thread).
+  /// commands complete, collecting their failures (on the completion lane).
   void complete_when_commands_done(RunRecord& run);
   void watch_completion(std::vector<std::shared_ptr<RunRecord>> batch);
-  /// Hands the unwatched one-task runs to the completion thread.
+  /// Hands the unwatched one-task runs to the completion lane.
   void watch_unwatched();
   /// After wait(): forgets finished tasks and runs, and frees the replicas of
   /// buffers only this executor still holds.

@@ -101,7 +101,7 @@ void ExecutorState::start_file_read(std::uint64_t id) {
     post_host_task(id, std::move(function), std::move(range_name), nullptr);
     return;
   }
-  watcher.watch(std::move(waits), [this, id, function = std::move(function),
+  completions.watch(std::move(waits), [this, id, function = std::move(function),
                                    range_name = std::move(range_name)](std::exception_ptr failed) mutable {
     if (failed) {
       function = nullptr;  // drops the hold

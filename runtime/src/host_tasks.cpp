@@ -47,8 +47,8 @@ void ExecutorState::start_host_task(std::uint64_t id) {
     post_host_task(id, std::move(function), std::move(range_name), async);
     return;
   }
-  // The completion thread waits for the device work; the feeder goes on.
-  watcher.watch(std::move(waits), [this, id, runs_inline, async, function = std::move(function),
+  // The completion lane waits for the device work; the feeder goes on.
+  completions.watch(std::move(waits), [this, id, runs_inline, async, function = std::move(function),
                                    range_name = std::move(range_name)](std::exception_ptr failed) mutable {
     if (failed) {
       function = nullptr;  // breaks the promise of a synchronize waiting on it
@@ -67,7 +67,7 @@ void ExecutorState::post_host_task(std::uint64_t id, std::function<void()> funct
   // function may be called from the lane without the lock.
   if (async) {
     const auto started = std::make_shared<std::chrono::steady_clock::time_point>();
-    async_lane.post(
+    completions.post(
         [this, start = &async->start, started] {
           if (recorder) *started = std::chrono::steady_clock::now();
           return (*start)();

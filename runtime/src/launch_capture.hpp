@@ -21,7 +21,7 @@ namespace alloy::detail {
 /// later by the reads.
 ///
 /// Not thread-safe: the executor calls it under its lock; `write` runs on
-/// the completion thread with no lock.
+/// the completion lane with no lock.
 class LaunchCapture {
  public:
   /// `pattern` empty: ALLOY_CAPTURE's, if set. `limit` 0: ALLOY_CAPTURE_LIMIT's.

@@ -9,11 +9,11 @@
 namespace alloy::detail {
 
 Placement::Placement(const ExecutorOptions& options, std::size_t device_count,
-                     CompletionWatcher& watcher)
+                     CompletionLane& completions)
     : policy_(options.policy),
       deterministic_(options.deterministic),
       device_count_(device_count),
-      watcher_(watcher),
+      completions_(completions),
       assigned_(device_count, 0),
       free_at_(device_count, 0.0) {}
 
@@ -125,7 +125,7 @@ bool Placement::samples_kernel(const Task& task, SchedulingPolicy policy, std::s
 void Placement::measure(const Task& task, std::size_t device, std::shared_ptr<Event> done,
                         std::vector<TimedTransfer> transfers) {
   for (auto& transfer : transfers) {
-    watcher_.watch({transfer.event}, [this, transfer](std::exception_ptr failed) {
+    completions_.watch({transfer.event}, [this, transfer](std::exception_ptr failed) {
       if (failed) return;
       const double seconds = static_cast<double>(transfer.event->timing().duration_ns()) * 1e-9;
       model_.record_transfer(transfer.device, transfer.bytes, seconds);
@@ -133,7 +133,7 @@ void Placement::measure(const Task& task, std::size_t device, std::shared_ptr<Ev
   }
   if (!done) return;
   const KernelWork& kernel = *task.kernel();
-  watcher_.watch({done}, [this, key = kernel.key, device, items = kernel.work_items(),
+  completions_.watch({done}, [this, key = kernel.key, device, items = kernel.work_items(),
                           done](std::exception_ptr failed) {
     if (failed) return;
     const double seconds = static_cast<double>(done->timing().duration_ns()) * 1e-9;

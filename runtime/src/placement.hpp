@@ -14,7 +14,7 @@
 #include "alloy/backend/event.hpp"
 #include "alloy/executor.hpp"
 #include "alloy/performance_model.hpp"
-#include "completion_watcher.hpp"
+#include "completion_lane.hpp"
 #include "lanes.hpp"
 #include "task.hpp"
 
@@ -39,12 +39,12 @@ struct DeviceLoad {
 ///
 /// It also feeds the performance model: while placing by earliest finish
 /// time (and not deterministic), the times of kernels and host-to-device
-/// transfers are recorded from their events on the completion thread;
+/// transfers are recorded from their events on the completion lane;
 /// a kernel is sampled until it has enough samples, then one launch in
 /// `sample_every`. Commands nothing measures are submitted untimed.
 class Placement {
  public:
-  Placement(const ExecutorOptions& options, std::size_t device_count, CompletionWatcher& watcher);
+  Placement(const ExecutorOptions& options, std::size_t device_count, CompletionLane& completions);
 
   /// Kernel times are sampled until a key has enough, then one launch in this many.
   static constexpr std::size_t sample_every = 16;
@@ -81,7 +81,7 @@ class Placement {
   SchedulingPolicy policy_;
   bool deterministic_;
   std::size_t device_count_;
-  CompletionWatcher& watcher_;
+  CompletionLane& completions_;
   PerformanceModel model_;
   std::size_t next_device_ = 0;
   std::vector<std::size_t> assigned_;  // tasks placed per device

@@ -79,7 +79,7 @@ struct HostWork {
   std::function<void()> function;
 };
 
-/// Started on the executor's async lane once its accesses are current in
+/// Started on the executor's completion lane once its accesses are current in
 /// host memory, and done when the operation it started completes.
 struct AsyncWork {
   AsyncStart start;

@@ -64,7 +64,7 @@ ExecutorState::ExecutorState(Runtime& runtime_in, ExecutorOptions options_in)
       capture(options.capture, options.capture_directory, 0),
       task_counts(devices.size(), 0),
       waiting_for_memory(devices.size()),
-      placement(options, devices.size(), watcher),
+      placement(options, devices.size(), completions),
       host_pool(host_threads(options)) {
   link->executor = this;
   if (recorder) {
@@ -292,9 +292,9 @@ void ExecutorState::watch_completion(std::vector<std::shared_ptr<RunRecord>> bat
   }
   std::vector<std::shared_ptr<Event>> last;
   for (auto& [queue, event] : last_on_queue) last.push_back(std::move(event));
-  // The completion thread waits for them; then every command's event is
+  // The completion lane waits for them; then every command's event is
   // complete, and asking each whether it failed no longer blocks.
-  watcher.watch(std::move(last), [this, batch = std::move(batch)](std::exception_ptr) {
+  completions.watch(std::move(last), [this, batch = std::move(batch)](std::exception_ptr) {
     for (const auto& run : batch) {
       std::vector<std::pair<std::uint64_t, std::exception_ptr>> failures;
       for (const auto& [id, event] : run->device_commands) {

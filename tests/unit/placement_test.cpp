@@ -17,8 +17,8 @@ std::vector<int> place(int tasks, std::vector<std::optional<double>> tuned) {
   ExecutorOptions options;
   options.policy = SchedulingPolicy::earliest_finish_time;
   options.deterministic = true;
-  detail::CompletionWatcher watcher;
-  detail::Placement placement(options, 2, watcher);
+  detail::CompletionLane completions;
+  detail::Placement placement(options, 2, completions);
   if (!tuned.empty()) {
     placement.set_tuned_times([&](const detail::Task&, std::size_t device) { return tuned[device]; });
   }
