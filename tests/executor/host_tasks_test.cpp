@@ -83,6 +83,39 @@ TEST_CASE("Executor.HostTasks.pool_size_bounds_how_many_run") {
   CHECK(most == 2);
 }
 
+TEST_CASE("Executor.HostTasks.one_fed_by_a_device_is_not_held_up_by_another_device") {
+  if (!have_devices(2)) return;
+  // A graph run keeps device 0 busy for a while (about 1 s on a CPU); a
+  // later one feeds a host task from a quick kernel on device 1. The host
+  // task starts when device 1 is done, not behind device 0's kernel, which
+  // was handed in first.
+  ExecutorOptions options;
+  options.devices = {selected_devices()[0], selected_devices()[1]};
+  Executor executor(runtime(), options);
+  const int iterations = computes_on_cpu(*selected_devices()[0]) ? 1'000'000'000 : 2'000'000'000;
+  Buffer<float> busy(1);
+  Buffer<int> fed(64);
+  TaskOptions on_first;
+  on_first.device = 0;
+  TaskOptions on_second;
+  on_second.device = 1;
+  Graph long_kernel;
+  long_kernel.kernel(conformance, "spin", {Extent(1)}, {iterations, write(busy)}, on_first);
+  Graph quick_then_host;
+  quick_then_host.kernel(conformance, "add_to_range", {Extent(64)}, {0, 64, 3, read_write(fed)}, on_second);
+  Run spinning = executor.run(long_kernel);
+  std::atomic<bool> ran_while_spinning{false};
+  int seen = 0;
+  quick_then_host.host({read(fed)}, [&] {
+    ran_while_spinning = !spinning.done();
+    seen = fed.host()[63];
+  });
+  executor.run(quick_then_host).wait();
+  CHECK(seen == 3);
+  CHECK(ran_while_spinning);
+  executor.wait();
+}
+
 TEST_CASE("Executor.HostTasks.synchronize_is_not_held_up_by_other_executors") {
   if (!have_devices(1)) return;
   // Executor A's only host thread is busy until B's synchronize returned.
