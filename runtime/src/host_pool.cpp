@@ -1,7 +1,11 @@
-// Host task threads, and workers blocked in the runtime.
+// Host task threads, workers blocked in the runtime, and idle threads that go.
 #include "host_pool.hpp"
 
+#include <algorithm>
+#include <string>
 #include <utility>
+
+#include "alloy/error.hpp"
 
 namespace alloy::detail {
 namespace {
@@ -11,23 +15,30 @@ thread_local bool finishing = false;            // see HostPool::Finishing
 
 }  // namespace
 
-HostPool::HostPool(unsigned limit) : limit_(limit == 0 ? 1 : limit) {}
+HostPool::HostPool(unsigned limit, unsigned ceiling, std::chrono::milliseconds idle_exit)
+    : limit_(std::max(1u, limit)), ceiling_(std::max(limit_, ceiling)), idle_exit_(idle_exit) {}
 
 HostPool::~HostPool() {
+  std::map<std::thread::id, std::thread> alive;
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
+    join_exited();
+    alive = std::move(threads_);  // none is added or removed once stopping
   }
   work_ready_.notify_all();
-  for (std::thread& thread : threads_) thread.join();
+  for (auto& [id, thread] : alive) thread.join();
 }
 
 void HostPool::post(std::function<void()> work) {
-  {
-    std::lock_guard lock(mutex_);
-    queue_.push_back(std::move(work));
-    start_work();
-  }
+  std::lock_guard lock(mutex_);
+  queue_.push_back(std::move(work));
+  start_work();
+}
+
+std::size_t HostPool::threads() {
+  std::lock_guard lock(mutex_);
+  return threads_.size();
 }
 
 void HostPool::start_work() {
@@ -40,18 +51,36 @@ void HostPool::start_work() {
   if (waiting == 0) return;
   const std::size_t unblocked = threads_.size() - blocked_;
   const std::size_t idle = unblocked - running_;
-  if (idle < waiting && unblocked < limit_) {
-    threads_.emplace_back([this] { work_loop(); });
+  if (idle < waiting && unblocked < limit_ && !stopping_) {
+    join_exited();
+    // Started under the lock, so the worker finds itself in threads_.
+    std::thread thread([this] { work_loop(); });
+    const std::thread::id id = thread.get_id();
+    threads_.emplace(id, std::move(thread));
   } else if (idle > 0) {
     work_ready_.notify_one();
   }
+}
+
+void HostPool::join_exited() {
+  // An exited worker has left the lock for good: joining it cannot wait on us.
+  for (std::thread& thread : exited_) thread.join();
+  exited_.clear();
 }
 
 void HostPool::work_loop() {
   current_pool = this;
   std::unique_lock lock(mutex_);
   for (;;) {
-    work_ready_.wait(lock, [&] { return (!queue_.empty() && running_ < limit_) || stopping_; });
+    const auto has_work = [&] { return (!queue_.empty() && running_ < limit_) || stopping_; };
+    if (!work_ready_.wait_for(lock, idle_exit_, has_work)) {
+      // Idle for long enough: the thread goes, and the next one that starts
+      // (or the destructor) joins it.
+      auto self = threads_.find(std::this_thread::get_id());
+      exited_.push_back(std::move(self->second));
+      threads_.erase(self);
+      return;
+    }
     if (queue_.empty()) return;  // stopping, and nothing left
     std::function<void()> work = std::move(queue_.front());
     queue_.pop_front();
@@ -72,6 +101,13 @@ HostPool::Finishing::~Finishing() { finishing = outer_; }
 HostPool::Blocked::Blocked() : pool_(current_pool) {
   if (!pool_) return;
   std::lock_guard lock(pool_->mutex_);
+  if (pool_->blocked_ + 1 > pool_->ceiling_ - pool_->limit_) {
+    throw Error("a host task would block (in synchronize or wait) while " + std::to_string(pool_->blocked_) +
+                " of its executor's host tasks already are: the executor holds at most " +
+                std::to_string(pool_->ceiling_) + " host threads (ExecutorOptions::host_thread_ceiling), " +
+                std::to_string(pool_->limit_) + " of them for tasks that run; raise the ceiling, or let host "
+                "tasks declare what they need as accesses instead of waiting for it");
+  }
   --pool_->running_;
   ++pool_->blocked_;
   pool_->start_work();

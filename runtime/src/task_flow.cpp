@@ -2,6 +2,7 @@
 // release, failure, and forgetting finished work.
 #include <algorithm>
 #include <map>
+#include <string>
 
 #include "alloy/error.hpp"
 #include "alloy/log.hpp"
@@ -13,6 +14,17 @@ namespace {
 unsigned host_threads(const ExecutorOptions& options) {
   if (options.host_threads != 0) return options.host_threads;
   return std::max(4u, std::thread::hardware_concurrency());
+}
+
+unsigned host_thread_ceiling(const ExecutorOptions& options) {
+  const unsigned running = host_threads(options);
+  if (options.host_thread_ceiling == 0) return running + 256;
+  if (options.host_thread_ceiling < running) {
+    throw InvalidArgument("ExecutorOptions::host_thread_ceiling (" + std::to_string(options.host_thread_ceiling) +
+                          ") is below the host threads that may run at once (" + std::to_string(running) +
+                          "); give at least as many, more to let host tasks block in synchronize or wait");
+  }
+  return options.host_thread_ceiling;
 }
 
 std::vector<Device*> chosen_devices(Runtime& runtime, const ExecutorOptions& options) {
@@ -65,7 +77,7 @@ ExecutorState::ExecutorState(Runtime& runtime_in, ExecutorOptions options_in)
       task_counts(devices.size(), 0),
       waiting_for_memory(devices.size()),
       placement(options, devices.size(), completions),
-      host_pool(host_threads(options)) {
+      host_pool(host_threads(options), host_thread_ceiling(options)) {
   link->executor = this;
   if (recorder) {
     for (std::size_t d = 0; d < devices.size(); ++d) recorder->observe(d, lanes[d]);

@@ -179,6 +179,42 @@ TEST_CASE("Executor.HostTasks.may_synchronize_own_executor_on_other_work") {
   CHECK(output.host()[15] == 42);
 }
 
+TEST_CASE("Executor.HostTasks.blocking_past_the_thread_ceiling_fails_the_task") {
+  if (!have_devices(1)) return;
+  // One host task may run and one may block. The first blocks in another
+  // executor's synchronize; the second to block fails with an error that
+  // names the ceiling, and the executor goes on.
+  ExecutorOptions options = on_first_device(1);
+  options.host_thread_ceiling = 2;
+  Executor executor(runtime(), options);
+  Executor other(runtime(), on_first_device(1));
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  Buffer<int> held(4);
+  other.host({write(held)}, [released] { released.wait_for(30s); });
+  std::promise<void> first_blocking;
+  executor.host({}, [&] {
+    first_blocking.set_value();
+    other.synchronize(held);
+  });
+  first_blocking.get_future().wait();
+  Run refused = executor.host({}, [&] { other.synchronize(held); });
+  std::string error;
+  try {
+    refused.wait();
+  } catch (const Error& failure) {
+    error = failure.what();
+  }
+  CHECK(error.find("host_thread_ceiling") != std::string::npos);
+  release.set_value();
+  Buffer<int> after(4);
+  executor.host({write(after)}, [&] { after.host()[0] = 7; });
+  executor.synchronize(after);
+  CHECK(after.host()[0] == 7);
+  executor.wait();  // the refused task's failure was reported by its Run
+  other.wait();
+}
+
 TEST_CASE("Executor.HostTasks.blocking_on_itself_is_refused") {
   if (!have_devices(1)) return;
   Executor executor(runtime(), on_first_device(2));

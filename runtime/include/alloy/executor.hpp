@@ -39,6 +39,12 @@ struct ExecutorOptions {
   /// task blocked in synchronize or wait (of any executor) does not count,
   /// so what it waits for can still run.
   unsigned host_threads = 0;
+  /// The most host threads the executor holds, blocked ones included: a
+  /// host task that would block in synchronize or wait while
+  /// `host_thread_ceiling - host_threads` others already are fails with an
+  /// error that says so. 0: 256 more than host_threads. Threads idle for a
+  /// few seconds exit.
+  unsigned host_thread_ceiling = 0;
   /// Captures the executor's first launch of each tunable kernel (by
   /// TunableKernel::name or entry point) matching this glob ("user.*", "a,b")
   /// and problem size to
