@@ -53,12 +53,14 @@ TEST_CASE("HostPool.idle_threads_exit_and_work_starts_new_ones") {
 }
 
 TEST_CASE("HostPool.a_worker_blocking_past_the_ceiling_gets_an_error") {
-  // One task may run and one may block: the second to block is refused.
-  detail::HostPool pool(1, 2);
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
   std::promise<std::string> second_told;
   std::promise<void> first_blocked;
+  std::promise<void> ran;
+  // One task may run and one may block: the second to block is refused.
+  // Made last, so that its threads are joined before what they use goes.
+  detail::HostPool pool(1, 2);
   pool.post([&] {
     detail::HostPool::Blocked blocked;
     first_blocked.set_value();
@@ -80,7 +82,6 @@ TEST_CASE("HostPool.a_worker_blocking_past_the_ceiling_gets_an_error") {
   CHECK(message.find("at most 2 host threads") != std::string::npos);
   CHECK(pool.threads() == 2);
   // The refused worker ran on: the pool still takes work.
-  std::promise<void> ran;
   pool.post([&] { ran.set_value(); });
   CHECK(ran.get_future().wait_for(20s) == std::future_status::ready);
   release.set_value();
