@@ -18,6 +18,7 @@
 
 #include "alloy/alloy.hpp"
 #include "alloy/emulated_kernels.hpp"
+#include "alloy/utilization_report.hpp"
 #include "embedded/diagnose_kernels_source.hpp"
 
 namespace {

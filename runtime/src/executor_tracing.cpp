@@ -2,7 +2,6 @@
 // Executor::trace(), and the trace file and report written when it goes.
 #include <atomic>
 #include <cstdlib>
-#include <iostream>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,10 +10,9 @@
 #include "alloy/error.hpp"
 #include "alloy/executor.hpp"
 #include "alloy/log.hpp"
-#include "alloy/utilization_report.hpp"
 #include "environment_flag.hpp"
 #include "executor_state.hpp"
-#include "alloy/trace_timeline.hpp"
+#include "trace_output.hpp"
 
 namespace alloy::detail {
 namespace {
@@ -78,13 +76,7 @@ std::unique_ptr<TraceRecorder> make_recorder(const ExecutorOptions& options, con
 void write_trace_at_exit(ExecutorState& state) {
   if (!state.recorder || (state.options.trace_file.empty() && !state.options.report)) return;
   try {
-    const Trace trace = state.recorder->trace();
-    const UtilizationReport report = analyze(trace);
-    if (const std::filesystem::path& file = state.options.trace_file; !file.empty()) {
-      write_chrome_trace(trace, file);
-      write_timeline_svg(trace, report, std::filesystem::path(file).concat(".svg"));
-    }
-    if (state.options.report) std::cerr << report.to_text() << std::flush;
+    write_trace_output(state.recorder->trace(), state.options.trace_file, state.options.report);
   } catch (const std::exception& error) {
     log_warning(std::string("executor could not write its trace: ") + error.what());
   }

@@ -42,15 +42,6 @@ std::string backend_name_of(const fs::path& library) {
   return file;
 }
 
-fs::path runtime_library_dir() {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&load_backends), &info) == 0 || info.dli_fname == nullptr) {
-    return {};
-  }
-  std::error_code error;
-  const fs::path library = fs::canonical(info.dli_fname, error);
-  return error ? fs::path() : library.parent_path();
-}
 
 /// ALLOY_BACKENDS=opencl,emulated: the only backends to load. Unset or
 /// empty: all of them.
@@ -150,6 +141,16 @@ std::string joined(const std::vector<fs::path>& dirs) {
 }
 
 }  // namespace
+
+fs::path runtime_library_dir() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&load_backends), &info) == 0 || info.dli_fname == nullptr) {
+    return {};
+  }
+  std::error_code error;
+  const fs::path library = fs::canonical(info.dli_fname, error);
+  return error ? fs::path() : library.parent_path();
+}
 
 std::vector<LoadedBackend> load_backends() {
   const SearchPath path = search_path();

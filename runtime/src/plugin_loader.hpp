@@ -25,4 +25,8 @@ struct LoadedBackend {
 /// Never throws for a plugin that fails; that is recorded as its reason.
 std::vector<LoadedBackend> load_backends();
 
+/// The folder liballoy_runtime was loaded from; empty if unknown. Plugins
+/// and alloy's trace library are looked for there first.
+std::filesystem::path runtime_library_dir();
+
 }  // namespace alloy::detail

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "alloy/alloy.hpp"
+#include "alloy/utilization_report.hpp"
 #include "programs.hpp"
 
 int main(int argc, char** argv) {

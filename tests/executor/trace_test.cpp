@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "alloy/trace_file.hpp"
 #include "alloy/utilization_report.hpp"
 #include "embedded/conformance_source.hpp"
 #include "support/svg_text_bounds.hpp"

@@ -28,6 +28,11 @@ if(NOT profile_files)
 endif()
 run_step(${CMAKE_COMMAND} -E env ALLOY_PROFILE_DIR=${profiles} ${WORK_DIR}/consumer/alloy_consumer --tuned)
 
+# A program linked with the runtime alone writes its trace file through the
+# installed trace library, which the runtime opens; alloy::trace reads it.
+run_step(${WORK_DIR}/consumer/consumer_traced ${WORK_DIR}/consumer-trace.json)
+run_step(${WORK_DIR}/consumer/consumer_trace_reader ${WORK_DIR}/consumer-trace.json)
+
 # alloy::mpi's consumer, where alloy was built with MPI: one rank, started
 # without mpiexec (Open MPI's singleton), which must not mind root either.
 if(EXISTS ${WORK_DIR}/consumer/consumer_mpi)

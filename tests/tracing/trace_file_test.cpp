@@ -5,6 +5,7 @@
 #include <set>
 
 #include "alloy/error.hpp"
+#include "alloy/trace_file.hpp"
 #include "alloy/utilization_report.hpp"
 #include "support/test_devices.hpp"
 #include "synthetic_trace.hpp"

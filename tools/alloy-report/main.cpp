@@ -8,7 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "alloy/error.hpp"
-#include "alloy/trace.hpp"
+#include "alloy/trace_file.hpp"
 #include "alloy/trace_timeline.hpp"
 #include "alloy/utilization_report.hpp"
 

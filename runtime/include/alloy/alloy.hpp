@@ -27,6 +27,4 @@
 #include "alloy/runtime.hpp"
 #include "alloy/scalar_dispatch.hpp"
 #include "alloy/trace.hpp"
-#include "alloy/trace_timeline.hpp"
 #include "alloy/tunable_kernel.hpp"
-#include "alloy/utilization_report.hpp"

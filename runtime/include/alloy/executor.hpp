@@ -63,10 +63,12 @@ struct ExecutorOptions {
   /// Written when the executor is destroyed: the trace as Chrome trace event
   /// JSON (Perfetto, chrome://tracing, alloy-report), and beside it the
   /// timeline as FILE.svg. Empty takes ALLOY_TRACE; a second executor of the
-  /// process given it by ALLOY_TRACE writes NAME-2.json, and so on.
+  /// process given it by ALLOY_TRACE writes NAME-2.json, and so on. Written
+  /// by alloy's trace library (liballoy_trace), which the runtime opens then.
   std::filesystem::path trace_file;
-  /// Prints the utilization report (alloy/utilization_report.hpp) to stderr
-  /// when the executor is destroyed; ALLOY_REPORT=1 does too.
+  /// Prints the utilization report (alloy/utilization_report.hpp, in
+  /// alloy::trace) to stderr when the executor is destroyed; ALLOY_REPORT=1
+  /// does too.
   bool report = false;
 };
 
@@ -167,7 +169,7 @@ class Executor {
   /// Waits as wait() does (throwing its failures), then gives everything
   /// recorded since the executor was made: every command on each device
   /// lane and every host task, on the host's clock (docs/tracing.md).
-  /// analyze(trace()) is the report ALLOY_REPORT=1 prints. Error unless the
+  /// alloy::trace's analyze(trace()) is the report ALLOY_REPORT=1 prints. Error unless the
   /// executor traces (ExecutorOptions::trace).
   Trace trace();
 

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "alloy/error.hpp"
-#include "alloy/trace.hpp"
+#include "alloy/trace_file.hpp"
 
 namespace alloy {
 namespace {
@@ -18,10 +18,6 @@ using nlohmann::json;
 
 constexpr int format_version = 1;
 constexpr int host_process = 0;  // devices are processes 1, 2, ...
-
-constexpr TraceKind all_kinds[] = {TraceKind::kernel, TraceKind::copy_in, TraceKind::copy_out,
-                                   TraceKind::copy,   TraceKind::fill,    TraceKind::host,
-                                   TraceKind::async,  TraceKind::compile};
 
 double microseconds(std::uint64_t ns) { return static_cast<double>(ns) / 1e3; }
 
@@ -198,27 +194,6 @@ TraceSlice read_slice(const json& event, const std::vector<TraceDevice>& devices
 }
 
 }  // namespace
-
-std::string_view to_string(TraceKind kind) {
-  switch (kind) {
-    case TraceKind::kernel: return "kernel";
-    case TraceKind::copy_in: return "copy-in";
-    case TraceKind::copy_out: return "copy-out";
-    case TraceKind::copy: return "copy";
-    case TraceKind::fill: return "fill";
-    case TraceKind::host: return "host";
-    case TraceKind::async: return "async";
-    case TraceKind::compile: return "compile";
-  }
-  return "?";
-}
-
-std::optional<TraceKind> trace_kind_named(std::string_view name) {
-  for (TraceKind kind : all_kinds) {
-    if (to_string(kind) == name) return kind;
-  }
-  return std::nullopt;
-}
 
 std::string to_chrome_trace(const Trace& trace) {
   const Threads threads(trace);

@@ -2,7 +2,7 @@
 #include <algorithm>
 
 #include "alloy/error.hpp"
-#include "alloy/trace.hpp"
+#include "alloy/trace_file.hpp"
 
 namespace alloy {
 
