@@ -10,6 +10,7 @@
 
 #include "alloy/autotune/statistics.hpp"
 #include "alloy/autotune/verification.hpp"
+#include "alloy/configured_kernel.hpp"
 #include "alloy/error.hpp"
 #include "compile_ahead.hpp"
 #include "conversion_timing.hpp"
@@ -95,22 +96,26 @@ struct Evaluator::State {
     return data.layout_problem(configuration);
   }
 
-  // Compiles the configuration once and takes every pass's kernel from it.
+  // Compiles the configuration once (as the runtime would configure it from
+  // a profile) and takes every pass's kernel from it.
   Passes compile(const Configuration& configuration) {
-    const ProgramSource source = configured_source(target.kernel, configuration);
+    // Taken from the compile-ahead results once, and forgotten there.
+    const auto build = [&](const ProgramSource& source) {
+      try {
+        std::shared_ptr<Program> program = compiler.get(source);
+        compiler.forget(source);
+        return program;
+      } catch (...) {
+        compiler.forget(source);
+        throw;
+      }
+    };
+    ConfiguredKernel configured = configure(device, target.kernel, configuration, problem, build);
     Passes passes;
-    std::shared_ptr<Program> program;
-    try {
-      program = compiler.get(source);
-    } catch (...) {
-      compiler.forget(source);
-      throw;
-    }
-    compiler.forget(source);
-    passes.kernels.push_back(program->kernel(target.kernel.kernel_name));
-    passes.ranges.push_back(configured_launch(target.kernel, configuration, problem));
+    passes.kernels.push_back(std::move(configured.kernel));
+    passes.ranges.push_back(std::move(configured.range));
     for (const TunableKernel& pass : pass_kernels) {
-      passes.kernels.push_back(program->kernel(pass.kernel_name));
+      passes.kernels.push_back(configured.program->kernel(pass.kernel_name));
       passes.ranges.push_back(configured_launch(pass, configuration, problem));
     }
     return passes;
@@ -260,6 +265,10 @@ Measurement Evaluator::State::run(const Configuration& configuration, bool captu
     passes = compile(configuration);
   } catch (const CompileError& error) {
     return failed(configuration, Outcome::compile_error, first_lines(error.log().empty() ? error.what() : error.log()));
+  } catch (const InvalidArgument& error) {
+    // Built, but with work-groups larger than the kernel allows: the
+    // driver would refuse the launch.
+    return failed(configuration, Outcome::launch_refused, first_lines(error.what()));
   } catch (const Error& error) {
     return failed(configuration, Outcome::compile_error, first_lines(error.what()));
   }

@@ -48,7 +48,7 @@ void record_uses(Coherence& coherence, const Task& task, std::size_t device, Que
   }
 }
 
-std::shared_ptr<Event> enqueue(const Task& task, Queue& queue, const KernelResolver::Resolved* resolved,
+std::shared_ptr<Event> enqueue(const Task& task, Queue& queue, const ResolvedKernel* resolved,
                                const std::vector<DeviceBuffer*>& memories) {
   if (const KernelWork* kernel = task.kernel()) {
     std::vector<KernelArg> args;
@@ -58,7 +58,7 @@ std::shared_ptr<Event> enqueue(const Task& task, Queue& queue, const KernelResol
                          ? KernelArg::from(*memories[std::get<std::size_t>(arg)])
                          : std::get<KernelArg>(arg));
     }
-    return queue.launch(resolved->kernel, resolved->range, std::span<const KernelArg>(args));
+    return queue.launch(*resolved->kernel, resolved->range(*kernel), std::span<const KernelArg>(args));
   }
   if (std::holds_alternative<CopyWork>(task.work)) {
     const BufferSlice& from = task.accesses[0].slice;
@@ -106,8 +106,24 @@ TraceAttribution ExecutorState::attribution(std::uint64_t id) const {
   return traced;
 }
 
-std::size_t ExecutorState::place(const TaskState& state, SchedulingPolicy policy) {
-  const Task& work = *state.task;
+const ResolvedKernel& ExecutorState::resolve(std::uint64_t id, const KernelWork& kernel, std::size_t d) {
+  // A first use on this device compiles (or reads the compile cache):
+  // traced, so that the wait is not taken for launch cost.
+  const bool first = recorder && !kernels.prepared(kernel, d);
+  const auto preparing = first ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+  const ResolvedKernel& resolved = kernels.resolve(kernel, *devices[d], d);
+  if (first) {
+    recorder->compile(attribution(id), kernel.kernel_name, devices[d]->label(), preparing,
+                      std::chrono::steady_clock::now());
+  }
+  return resolved;
+}
+
+std::size_t ExecutorState::place(std::uint64_t id, SchedulingPolicy policy) {
+  const Task& work = *task(id).task;
+  // Placement may ask for a tuned kernel's time on each device, which
+  // resolves it there: that compile is this task's.
+  placing = id;
   return placement.choose(work, policy, [&](std::size_t device) {
     DeviceLoad load;
     load.in_flight = lanes[device].in_flight();
@@ -142,27 +158,18 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
   TaskState& state = task(id);
   const Task& work = *state.task;
   const SchedulingPolicy policy = placement.policy_for(work, state.run->policy);
-  if (!state.device) state.device = place(state, policy);
+  if (!state.device) state.device = place(id, policy);
   const std::size_t d = *state.device;
   // Kernels are resolved first: their configuration on this device says
   // which layouts, and so which views, the task needs.
-  std::optional<KernelResolver::Resolved> resolved;
+  const ResolvedKernel* resolved = nullptr;
   std::vector<LayoutViews::Use> views;
   if (const KernelWork* kernel = work.kernel()) {
-    // A first launch on this device compiles (or reads the compile cache):
-    // traced, so that the wait is not taken for launch cost.
-    const bool first = recorder && !kernels.prepared(*kernel, d);
-    const auto preparing = first ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-    resolved.emplace(kernels.resolve(*kernel, *devices[d], d));
-    if (first) {
-      recorder->compile(attribution(id), kernel->kernel_name, devices[d]->label(), preparing,
-                        std::chrono::steady_clock::now());
-    }
+    resolved = &resolve(id, *kernel, d);
     if (const auto* tuned = std::get_if<TunedKernelCall>(&kernel->program); tuned && !tuned->layouts.empty()) {
       // Whether the inputs have settled matters only where the profile stages.
-      const bool inputs_settled = !resolved->staged_on_host.empty() && dependencies_complete(state);
-      views = layouts.plan(work, *tuned, kernel->key, *resolved->configuration, d, resolved->staged_on_host,
-                           inputs_settled);
+      const bool inputs_settled = !resolved->tuned->choice.staged_on_host.empty() && dependencies_complete(state);
+      views = layouts.plan(work, *tuned, kernel->key, *resolved->tuned, d, inputs_settled);
     }
   }
   const auto name = [&] { return label(id); };
@@ -187,10 +194,9 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
     TraceAttribution facts = attribution(id);
     facts.policy = policy_name(work, policy);
     facts.predicted_seconds = placement.estimate(work, d);
-    if (resolved && resolved->configuration) {
-      const auto& tuned = std::get<TunedKernelCall>(work.kernel()->program);
-      facts.configuration = describe(*tuned.tunable, *resolved->configuration);
-      facts.profile_match = to_string(resolved->match).data();  // a literal
+    if (resolved && resolved->tuned) {
+      facts.configuration = resolved->tuned->described;
+      facts.profile_match = to_string(resolved->tuned->choice.match).data();  // a literal
     }
     traced.emplace(recorder.get(), std::move(facts));
   }
@@ -221,12 +227,12 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
   queue.set_timing(times_kernel || times_upload || state.run->timed);
   for (const LayoutViews::Use& view : views) layouts.convert_in(view, work, d, queue);
   std::shared_ptr<LaunchCapture::Pending> captured;
-  if (resolved && resolved->configuration) {
-    captured = capture.begin(work, std::get<TunedKernelCall>(work.kernel()->program), *resolved->configuration,
-                             resolved->range, *devices[d], memories, views, queue);
+  if (resolved && resolved->tuned) {
+    captured = capture.begin(work, std::get<TunedKernelCall>(work.kernel()->program), *resolved->tuned,
+                             *devices[d], memories, views, queue);
   }
   if (traced) traced->own_command_next();
-  const std::shared_ptr<Event> command = enqueue(work, queue, resolved ? &*resolved : nullptr, memories);
+  const std::shared_ptr<Event> command = enqueue(work, queue, resolved, memories);
   record_uses(coherence, work, d, queue, command, views);
   // The task is done when its last command is, on this in-order queue: the
   // last conversion back, if any, after the capture's reads.

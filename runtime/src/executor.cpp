@@ -146,6 +146,21 @@ void Executor::synchronize(const BufferSlice& slice) {
   }
 }
 
+TunedKernel Executor::tuned(std::size_t device, const TunableKernel& kernel, const Extent& problem) {
+  detail::ExecutorState& state = *state_;
+  if (device >= state.devices.size()) {
+    throw InvalidArgument("Executor::tuned: device " + std::to_string(device) + ", but the executor has " +
+                          std::to_string(state.devices.size()));
+  }
+  kernel.validate();
+  auto shared = std::make_shared<const TunableKernel>(kernel);
+  const detail::KernelWork work{detail::TunedKernelCall{shared, problem, {}}, kernel.kernel_name, {},
+                                detail::tuned_kernel_key(kernel.description_hash(), problem)};
+  std::lock_guard lock(state.mutex);
+  const detail::ResolvedKernel& resolved = state.kernels.resolve(work, *state.devices[device], device);
+  return {resolved.kernel, resolved.tuned->range, resolved.tuned->choice};
+}
+
 void Executor::wait() {
   detail::ExecutorState& state = *state_;
   if (detail::running_host_task().executor == &state) {

@@ -91,6 +91,7 @@ struct ExecutorState {
   Coherence coherence;
   Residency residency;
   KernelResolver kernels;
+  std::uint64_t placing = 0;  ///< the task place() is placing
   LayoutViews layouts;
   LaunchCapture capture;
   std::vector<std::size_t> task_counts;
@@ -167,7 +168,10 @@ struct ExecutorState {
   void start(std::uint64_t id);
   /// Device tasks (device_tasks.cpp); false when it waits for memory.
   bool start_device_task(std::uint64_t id);
-  std::size_t place(const TaskState& state, SchedulingPolicy policy);
+  std::size_t place(std::uint64_t id, SchedulingPolicy policy);
+  /// Task `id`'s kernel on device `d`, compiled on first use (traced as the
+  /// task's compile).
+  const ResolvedKernel& resolve(std::uint64_t id, const KernelWork& kernel, std::size_t d);
   /// The events a task's command waits for: those of the device tasks it
   /// depends on (host tasks among them are done). Its own queue runs in
   /// order, so it need not wait for those on it; transfers into its

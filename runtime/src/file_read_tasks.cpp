@@ -51,7 +51,7 @@ void ExecutorState::start_file_read(std::uint64_t id) {
   // Borrowed memory has no replicas: it is read where it is.
   std::optional<std::size_t> direct_on;
   if (!storage->host_resident()) {
-    if (!state.device) state.device = place(state, placement.policy_for(work, state.run->policy));
+    if (!state.device) state.device = place(id, placement.policy_for(work, state.run->policy));
     if (read.file->direct(*devices[*state.device]).file) direct_on = state.device;
   }
   if (!direct_on) {

@@ -209,10 +209,8 @@ TaskId Graph::kernel(const TunableKernel& tunable, Extent problem, std::vector<T
   if (options.name.empty()) options.name = tunable.name;
   tunable.validate();
   const std::string description = tunable.description_hash();
-  const std::uint64_t key = stable_hash(description + '\n' + problem.to_string() + '\n' +
-                                       std::to_string(problem.dimensions));
   detail::KernelWork kernel{detail::TunedKernelCall{share(writable(), tunable, description), problem, {}},
-                            tunable.kernel_name, {}, key};
+                            tunable.kernel_name, {}, detail::tuned_kernel_key(description, problem)};
   std::vector<Access> accesses;
   add_arguments(kernel, accesses, std::move(args));
   std::get<detail::TunedKernelCall>(kernel.program).layouts = detail::bind_layouts(tunable, kernel, accesses);

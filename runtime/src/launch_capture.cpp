@@ -54,8 +54,8 @@ LaunchCapture::LaunchCapture(std::string pattern, std::filesystem::path director
 }
 
 std::shared_ptr<LaunchCapture::Pending> LaunchCapture::begin(const Task& task, const TunedKernelCall& call,
-                                                             const Configuration& configuration,
-                                                             const LaunchRange& range, const Device& device,
+                                                             const ResolvedKernel::Tuned& resolved,
+                                                             const Device& device,
                                                              const std::vector<DeviceBuffer*>& memories,
                                                              const std::vector<LayoutViews::Use>& views,
                                                              Queue& queue) {
@@ -72,9 +72,9 @@ std::shared_ptr<LaunchCapture::Pending> LaunchCapture::begin(const Task& task, c
   Capture& capture = pending->capture;
   capture.kernel = kernel;
   capture.problem = call.problem;
-  capture.configuration = configuration;
+  capture.configuration = resolved.choice.configuration;
   capture.device = device.info().name;
-  capture.range = range;
+  capture.range = resolved.range;
   const std::optional<KernelSignature> signature = find_kernel_signature(kernel.source.source, kernel.kernel_name);
   const KernelWork& work = *task.kernel();
   std::size_t bytes = 0;
@@ -110,10 +110,10 @@ std::shared_ptr<LaunchCapture::Pending> LaunchCapture::begin(const Task& task, c
       view_read.emplace();
       if (binding.matrix) {
         const MatrixArgument& declared = kernel.matrices[binding.declaration];
-        view_read->matrix.emplace(declared.element, matrix_layout(kernel, declared, configuration));
+        view_read->matrix.emplace(declared.element, matrix_layout(kernel, declared, resolved.choice.configuration));
       } else {
         const RecordArgument& declared = kernel.records[binding.declaration];
-        view_read->record.emplace(declared.fields, record_layout(kernel, declared, configuration));
+        view_read->record.emplace(declared.fields, record_layout(kernel, declared, resolved.choice.configuration));
       }
       view_read->input.resize(use.transform->view_bytes);
       if (buffer.written) view_read->output.resize(use.transform->view_bytes);

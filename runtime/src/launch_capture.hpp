@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "alloy/capture.hpp"
+#include "kernel_resolver.hpp"
 #include "layout_views.hpp"
 #include "task.hpp"
 
@@ -35,8 +36,8 @@ class LaunchCapture {
   /// problem were not captured yet by this executor: enqueues the reads of
   /// its buffers, as `memories` hold them for the kernel, on `queue`.
   /// Returns null for a launch not captured.
-  std::shared_ptr<Pending> begin(const Task& task, const TunedKernelCall& call, const Configuration& configuration,
-                                 const LaunchRange& range, const Device& device,
+  std::shared_ptr<Pending> begin(const Task& task, const TunedKernelCall& call, const ResolvedKernel::Tuned& resolved,
+                                 const Device& device,
                                  const std::vector<DeviceBuffer*>& memories,
                                  const std::vector<LayoutViews::Use>& views, Queue& queue);
   /// After the kernel: enqueues the reads of what it wrote; returns the last.

@@ -70,14 +70,13 @@ bool LayoutViews::settled_at_home(const BufferStorage& buffer) {
 }
 
 std::vector<LayoutViews::Use> LayoutViews::plan(const Task& task, const TunedKernelCall& call,
-                                                std::uint64_t kernel_key, const Configuration& configuration,
-                                                std::size_t device, const std::vector<std::string>& staged_on_host,
-                                                bool inputs_settled) {
+                                                std::uint64_t kernel_key, const ResolvedKernel::Tuned& resolved,
+                                                std::size_t device, bool inputs_settled) {
   std::vector<Use> uses;
   for (const LayoutBinding& binding : call.layouts) {
     const Access& access = task.accesses[binding.access];
     const BufferStorage& buffer = *access.slice.storage;
-    const Prepared& parts = prepared(call, binding, buffer, kernel_key, configuration, device);
+    const Prepared& parts = prepared(call, binding, buffer, kernel_key, resolved.choice.configuration, device);
     Use use;
     use.access = binding.access;
     use.transform = parts.transform;
@@ -94,7 +93,7 @@ std::vector<LayoutViews::Use> LayoutViews::plan(const Task& task, const TunedKer
       const std::string& parameter = binding.matrix ? call.tunable->matrices[binding.declaration].parameter
                                                     : call.tunable->records[binding.declaration].parameter;
       use.staged = use.convert_in && !use.convert_out && inputs_settled &&
-                   std::find(staged_on_host.begin(), staged_on_host.end(), parameter) != staged_on_host.end() &&
+                   std::find(resolved.choice.staged_on_host.begin(), resolved.choice.staged_on_host.end(), parameter) != resolved.choice.staged_on_host.end() &&
                    coherence_.missing_bytes(access, device) > 0 && settled_at_home(buffer);
     }
     uses.push_back(std::move(use));

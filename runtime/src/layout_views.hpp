@@ -12,6 +12,7 @@
 
 #include "alloy/runtime.hpp"
 #include "coherence.hpp"
+#include "kernel_resolver.hpp"
 #include "alloy/layout_conversion.hpp"
 #include "task.hpp"
 
@@ -51,14 +52,13 @@ class LayoutViews {
   };
 
   /// The uses of a kernel task's layout arguments on `device` under its
-  /// configuration there; `staged_on_host` names the arguments the profile
-  /// converts on the host, which is done when `inputs_settled` (the task's
-  /// dependencies have completed: nothing still writes the host's bytes).
-  /// Compiles the conversions on first use (their errors are thrown before
-  /// anything is enqueued).
+  /// configuration there (`resolved`); its choice.staged_on_host names the
+  /// arguments the profile converts on the host, which is done when
+  /// `inputs_settled` (the task's dependencies have completed: nothing still
+  /// writes the host's bytes). Compiles the conversions on first use (their
+  /// errors are thrown before anything is enqueued).
   std::vector<Use> plan(const Task& task, const TunedKernelCall& call, std::uint64_t kernel_key,
-                        const Configuration& configuration, std::size_t device,
-                        const std::vector<std::string>& staged_on_host, bool inputs_settled);
+                        const ResolvedKernel::Tuned& resolved, std::size_t device, bool inputs_settled);
   /// The task's accesses with those of its views added, for residency; a
   /// staged use needs its view only.
   static std::vector<Access> with_views(const std::vector<Access>& accesses, const std::vector<Use>& uses);

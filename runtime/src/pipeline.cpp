@@ -503,8 +503,14 @@ void Pipeline::choose_chunking(std::vector<ChunkSpan>& calibrated, detail::Strea
 std::optional<TunedChoice> Pipeline::tuned_chunking() {
   PipelineState& s = *state_;
   if (!s.tunable) return std::nullopt;
-  Device& device = *s.executor.devices()[s.options.devices.front()];
-  TunedChoice choice = s.executor.runtime().profiles().lookup(device.info(), *s.tunable, Extent(s.elements));
+  // As the executor runs the kernel there: an entry that does not build or
+  // launch gave way to the defaults, which choose no chunking.
+  TunedChoice choice;
+  try {
+    choice = s.executor.tuned(s.options.devices.front(), *s.tunable, Extent(s.elements)).choice;
+  } catch (const InvalidArgument&) {
+    return std::nullopt;  // the whole array is no problem the kernel takes at once; its chunks are
+  }
   if (choice.match == ProfileMatch::defaults) return std::nullopt;
   const auto value = [&](const char* name) -> std::int64_t {
     const std::optional<std::size_t> index = s.tunable->parameter_index(name);

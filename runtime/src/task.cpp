@@ -1,7 +1,13 @@
 // Task kinds' names and sizes.
 #include "task.hpp"
 
+#include "alloy/dialect.hpp"
+
 namespace alloy::detail {
+
+std::uint64_t tuned_kernel_key(const std::string& description, const Extent& problem) {
+  return stable_hash(description + '\n' + problem.to_string() + '\n' + std::to_string(problem.dimensions));
+}
 
 std::size_t KernelWork::work_items() const {
   if (const auto* tuned = std::get_if<TunedKernelCall>(&program)) return tuned->problem.count();

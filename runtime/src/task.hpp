@@ -50,6 +50,9 @@ struct TunedKernelCall {
   std::vector<LayoutBinding> layouts;
 };
 
+/// KernelWork::key of a tunable kernel, by its description_hash(), and a problem.
+std::uint64_t tuned_kernel_key(const std::string& description, const Extent& problem);
+
 struct KernelWork {
   std::variant<FixedKernel, TunedKernelCall> program;
   std::string kernel_name;

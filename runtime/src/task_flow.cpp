@@ -83,14 +83,18 @@ ExecutorState::ExecutorState(Runtime& runtime_in, ExecutorOptions options_in)
     for (std::size_t d = 0; d < devices.size(); ++d) recorder->observe(d, lanes[d]);
   }
   // A tuned kernel's profile says how long it takes on a device before the
-  // executor has measured it: on the same kind of device (or architecture)
-  // only, since a time from another kind says little about this one.
+  // executor has measured it, as its resolved configuration there has it:
+  // an entry that does not build or launch there gave way to the defaults,
+  // which have no time.
   placement.set_tuned_times([this](const Task& task, std::size_t device) -> std::optional<double> {
-    const auto* tuned = std::get_if<TunedKernelCall>(&task.kernel()->program);
-    if (tuned == nullptr) return std::nullopt;
-    const TunedChoice choice = runtime.profiles().lookup(devices[device]->info(), *tuned->tunable, tuned->problem);
-    if (choice.match != ProfileMatch::device && choice.match != ProfileMatch::architecture) return std::nullopt;
-    return choice.seconds;
+    const KernelWork& kernel = *task.kernel();
+    if (!std::holds_alternative<TunedKernelCall>(kernel.program)) return std::nullopt;
+    try {
+      const ResolvedKernel& resolved = resolve(placing, kernel, device);
+      return resolved.tuned->seconds_here();
+    } catch (const Error&) {
+      return std::nullopt;  // its launch there reports why, should it go there
+    }
   });
 }
 

@@ -22,13 +22,16 @@ const TunableKernel& triple_kernel() {
     TunableKernel k;
     k.name = "test.seeded_triple";
     k.source = {"seeded_triple.cl",
+                "#if BREAKS_THE_BUILD\n"
+                "#error a configuration that does not build\n"
+                "#endif\n"
                 "KERNEL void seeded_triple(const int n, GLOBAL const int* restrict in, GLOBAL int* restrict out) {\n"
                 "  const int i = (int)get_global_id(0);\n"
                 "  if (i < n) out[i] = 3 * in[i];\n"
                 "}\n",
                 ""};
     k.kernel_name = "seeded_triple";
-    k.parameters = {{"GROUP", {16, 32}, 16, {}}};
+    k.parameters = {{"GROUP", {16, 32}, 16, {}}, {"BREAKS_THE_BUILD", {0, 1}, 0, {}}};
     k.launch = {{0, {}, {}, {1, {"GROUP"}, {}}}};
     return k;
   }();
@@ -54,13 +57,16 @@ Device* first_of_backend(const std::string& backend) {
   return nullptr;
 }
 
-void write_tuned_time(const std::filesystem::path& folder, const Device& device, double seconds) {
+/// An entry for `device` that says the kernel takes `seconds`; one that
+/// `breaks_the_build` names a configuration that does not compile.
+void write_tuned_time(const std::filesystem::path& folder, const Device& device, double seconds,
+                      bool breaks_the_build = false) {
   DeviceProfile profile = DeviceProfile::for_device(device.info());
   ProfileEntry entry;
   entry.kernel = triple_kernel().name;
   entry.source_hash = triple_kernel().source_hash();
   entry.problem = Extent(length);
-  entry.configuration = {{"GROUP", 32}};
+  entry.configuration = {{"GROUP", 32}, {"BREAKS_THE_BUILD", breaks_the_build ? 1 : 0}};
   entry.seconds = seconds;
   profile.put(entry);
   write_profile(ProfileStore::file_for(folder, device.info()), profile);
@@ -128,6 +134,19 @@ TEST_CASE("Executor.SeededPlacement.tuned_and_untuned_devices_share_the_first_ru
   }
   SUBCASE("the slower one tuned only: the other is taken to be as fast") {
     TemporaryFolder folder("seeded-placement");
+    write_tuned_time(folder.path, *emulated, 3e-3);
+    const std::vector<std::size_t> counts = first_run(folder.path, *opencl, *emulated, tasks);
+    CAPTURE(counts[0]);
+    CAPTURE(counts[1]);
+    CHECK(counts[0] + counts[1] == tasks);
+    CHECK(std::max(counts[0], counts[1]) - std::min(counts[0], counts[1]) <= 1);
+  }
+  SUBCASE("an entry that does not build gives no time: its device is taken to be average") {
+    // The OpenCL entry claims three times the emulated device's speed, but
+    // its configuration does not compile: the defaults run there, and
+    // placement seeds nothing from the entry.
+    TemporaryFolder folder("seeded-placement");
+    write_tuned_time(folder.path, *opencl, 1e-3, true);
     write_tuned_time(folder.path, *emulated, 3e-3);
     const std::vector<std::size_t> counts = first_run(folder.path, *opencl, *emulated, tasks);
     CAPTURE(counts[0]);

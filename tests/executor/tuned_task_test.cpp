@@ -1,6 +1,8 @@
 // Tunable kernels in graphs: each device runs the configuration its profile
 // chose, with no change to the program.
 
+#include <algorithm>
+
 #include "support/temporary_folder.hpp"
 #include "support/test_devices.hpp"
 
@@ -71,6 +73,47 @@ TEST_CASE("Executor.Tuning.graph_kernel_uses_device_profile") {
     CHECK(std::count(out.host().begin(), out.host().end(), 1) == int(problem[0]));
     executor.wait();
     untuned_executor.wait();
+  });
+}
+
+TEST_CASE("Executor.Tuning.executor_tuned_is_the_record_its_tasks_run") {
+  for_each_device([](Device& device) {
+    TemporaryFolder folder("tuned-task");
+    const Extent problem(1000);
+    DeviceProfile profile = DeviceProfile::for_device(device.info());
+    ProfileEntry entry;
+    entry.kernel = marking_kernel().name;
+    entry.source_hash = marking_kernel().source_hash();
+    entry.problem = problem;
+    entry.configuration = {{"MARK", 7}, {"GROUP", 32}};
+    entry.seconds = 2e-5;
+    profile.put(entry);
+    write_profile(ProfileStore::file_for(folder.path, device.info()), profile);
+    ProfiledRuntime profiled = runtime_with_profiles(folder.path, device);
+    ExecutorOptions options;
+    options.devices = {profiled.device};
+    options.trace = true;
+    Executor executor(*profiled.runtime, options);
+
+    const TunedKernel tuned = executor.tuned(0, marking_kernel(), problem);
+    CHECK(tuned.choice.match == ProfileMatch::device);
+    CHECK(describe(marking_kernel(), tuned.choice.configuration) == "MARK=7 GROUP=32");
+    REQUIRE(tuned.choice.seconds);
+    CHECK(*tuned.choice.seconds == doctest::Approx(2e-5));
+    CHECK_THROWS_AS(executor.tuned(1, marking_kernel(), problem), InvalidArgument);
+
+    // A task of that kernel and problem runs that configuration, and the
+    // trace names it.
+    Buffer<int> out(problem[0]);
+    executor.kernel(marking_kernel(), problem, {int(problem[0]), write(out.whole())});
+    executor.synchronize(out);
+    CHECK(std::count(out.host().begin(), out.host().end(), 7) == int(problem[0]));
+    const Trace trace = executor.trace();
+    const auto launch = std::find_if(trace.slices.begin(), trace.slices.end(),
+                                     [](const TraceSlice& slice) { return slice.kernel == "mark"; });
+    REQUIRE(launch != trace.slices.end());
+    CHECK(launch->configuration == "MARK=7 GROUP=32");
+    CHECK(launch->profile_match == "device");
   });
 }
 

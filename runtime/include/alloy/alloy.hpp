@@ -8,6 +8,7 @@
 #include "alloy/backend/program.hpp"
 #include "alloy/backend/queue.hpp"
 #include "alloy/buffer.hpp"
+#include "alloy/configured_kernel.hpp"
 #include "alloy/device_info.hpp"
 #include "alloy/dialect.hpp"
 #include "alloy/error.hpp"

@@ -173,6 +173,14 @@ class Executor {
   /// executor traces (ExecutorOptions::trace).
   Trace trace();
 
+  /// How this executor runs `kernel` for `problem` on its device `device`
+  /// (index into devices()): the configuration the device's tuning profile
+  /// chose, checked and built as Runtime::tuned does, with its profile level,
+  /// file and time. The one record the executor's own tasks of that kernel
+  /// and problem read there: resolved once, compiling on first use.
+  /// InvalidArgument past devices(); what Runtime::tuned throws.
+  TunedKernel tuned(std::size_t device, const TunableKernel& kernel, const Extent& problem);
+
   const std::vector<Device*>& devices() const;
   Runtime& runtime() const;
   /// What earliest_finish_time predicts from; record into it to seed it

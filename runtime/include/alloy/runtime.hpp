@@ -82,8 +82,6 @@ class Runtime {
   ProfileStore& profiles() { return profiles_; }
 
  private:
-  TunedKernel configure(Device& device, const TunableKernel& kernel, const Extent& problem,
-                        TunedChoice choice);
 
   std::vector<std::unique_ptr<Platform>> platforms_;
   std::vector<BackendStatus> backends_;
