@@ -265,9 +265,7 @@ Measurement Evaluator::State::run(const Configuration& configuration, bool captu
     passes = compile(configuration);
   } catch (const CompileError& error) {
     return failed(configuration, Outcome::compile_error, first_lines(error.log().empty() ? error.what() : error.log()));
-  } catch (const InvalidArgument& error) {
-    // Built, but with work-groups larger than the kernel allows: the
-    // driver would refuse the launch.
+  } catch (const WorkGroupTooLarge& error) {
     return failed(configuration, Outcome::launch_refused, first_lines(error.what()));
   } catch (const Error& error) {
     return failed(configuration, Outcome::compile_error, first_lines(error.what()));

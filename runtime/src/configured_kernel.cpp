@@ -24,9 +24,9 @@ ConfiguredKernel configure(Device& device, const TunableKernel& kernel, const Co
   const std::size_t group_size = configured.range.local ? configured.range.local->count() : 1;
   const std::size_t allowed = configured.kernel->attributes().max_work_group_size;
   if (allowed != 0 && group_size > allowed) {
-    throw InvalidArgument(kernel.name + " on " + device.label() + ": configuration " +
-                          describe(kernel, configuration) + " needs work-groups of " + std::to_string(group_size) +
-                          "; the compiled kernel allows " + std::to_string(allowed));
+    throw WorkGroupTooLarge(kernel.name + " on " + device.label() + ": configuration " +
+                            describe(kernel, configuration) + " needs work-groups of " + std::to_string(group_size) +
+                            "; the compiled kernel allows " + std::to_string(allowed));
   }
   return configured;
 }

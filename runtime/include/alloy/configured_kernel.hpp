@@ -7,11 +7,20 @@
 
 #include "alloy/backend/device.hpp"
 #include "alloy/backend/program.hpp"
+#include "alloy/error.hpp"
 #include "alloy/launch_range.hpp"
 #include "alloy/program_cache.hpp"
 #include "alloy/tunable_kernel.hpp"
 
 namespace alloy {
+
+/// configure()'s refusal of a configuration that built, but launches
+/// work-groups larger than the compiled kernel allows: what a driver would
+/// refuse at launch.
+class WorkGroupTooLarge : public InvalidArgument {
+ public:
+  using InvalidArgument::InvalidArgument;
+};
 
 struct ConfiguredKernel {
   ProgramSource source;              ///< with the configuration's defines in its options
@@ -27,9 +36,8 @@ using BuildProgram = std::function<std::shared_ptr<Program>(const ProgramSource&
 /// Checks `configuration` against `problem` and the device's limits, builds
 /// it with `build`, and checks the compiled kernel's work-group limit: the
 /// one place both Runtime::tuned and the tuner do this. InvalidArgument
-/// saying which check failed (a configuration that does not fit, or
-/// work-groups larger than the compiled kernel allows), or the build's
-/// CompileError.
+/// for a configuration that does not fit, WorkGroupTooLarge for one whose
+/// work-groups the compiled kernel does not allow, the build's CompileError.
 ConfiguredKernel configure(Device& device, const TunableKernel& kernel, const Configuration& configuration,
                            const Extent& problem, const BuildProgram& build);
 
