@@ -19,7 +19,8 @@ std::atomic<std::uint64_t> next_storage_id{1};
 }  // namespace
 
 BufferStorage::BufferStorage(std::size_t bytes, Device* pinned_by)
-    : size_(bytes), id_(next_storage_id++), state_(std::make_unique<detail::BufferState>()) {
+    // A new buffer's contents live on the host: zeroes.
+    : size_(bytes), id_(next_storage_id++), state_(std::make_unique<detail::BufferState>(bytes)) {
   if (pinned_by != nullptr) {
     pinned_ = pinned_by->allocate_host(bytes);
     data_ = static_cast<std::byte*>(pinned_->data());
@@ -29,8 +30,6 @@ BufferStorage::BufferStorage(std::size_t bytes, Device* pinned_by)
     if (!ordinary_) throw std::bad_alloc();
     data_ = ordinary_.get();
   }
-  // A new buffer's contents live on the host: zeroes.
-  state_->host_valid.add({0, bytes});
 }
 
 BufferStorage::BufferStorage(BorrowedMemory borrowed)
@@ -39,9 +38,7 @@ BufferStorage::BufferStorage(BorrowedMemory borrowed)
       host_resident_(true),
       read_only_(borrowed.read_only),
       id_(next_storage_id++),
-      state_(std::make_unique<detail::BufferState>()) {
-  state_->host_valid.add({0, size_});
-}
+      state_(std::make_unique<detail::BufferState>(borrowed.bytes)) {}
 
 BufferStorage::~BufferStorage() = default;
 

@@ -89,7 +89,7 @@ std::vector<Coherence::Source> Coherence::sources_for(const BufferStorage& stora
                                                       std::optional<std::size_t> device) const {
   std::vector<Source> peers;
   std::vector<Source> staged;
-  for (const auto& [other, replica] : state_of(storage).replicas) {
+  for (const auto& [other, replica] : state_of(storage).replicas_) {
     const std::size_t index = index_of(other);
     // Replicas of devices not this executor's are another executor's.
     if (index == devices_.size() || index == device) continue;
@@ -114,8 +114,8 @@ void Coherence::restore(BufferStorage& storage, std::vector<ByteRange>& remainin
   for (const Source& source : sources) {
     if (remaining.empty()) break;
     const IntervalSet& valid = source.route == Source::Route::host
-                                   ? state.host_valid
-                                   : state.replicas.at(devices_[source.device]).valid;
+                                   ? state.host_valid_
+                                   : state.replicas_.at(devices_[source.device]).valid;
     for (const ByteRange& piece : take_covered(remaining, valid)) copy(source, piece);
   }
   if (!remaining.empty()) {
@@ -128,18 +128,18 @@ void Coherence::restore(BufferStorage& storage, std::vector<ByteRange>& remainin
 std::shared_ptr<Event> Coherence::copy_to_host(BufferStorage& storage, std::size_t source,
                                                ByteRange piece, const Events& producers) {
   BufferState& state = state_of(storage);
-  Replica& from = state.replicas.at(devices_[source]);
+  Replica& from = state.replicas_.at(devices_[source]);
   Events waits = producers;
   add_pending(from.fills, piece, waits);
   // Copies into these host bytes still on their way (an eviction's write-
   // back, which no task waits for) must land first.
-  add_pending(state.host_fills, piece, waits);
+  add_pending(state.host_fills_, piece, waits);
   Queue& queue = lanes_[source].copy_out();
   wait_on_queue(queue, waits);
   auto event = queue.read(*from.memory, piece.begin, storage.host_data() + piece.begin, piece.size());
   record_use(from, queue, event);
-  state.host_valid.add(piece);
-  state.host_fills.push_back({piece, event});
+  state.host_valid_.add(piece);
+  state.host_fills_.push_back({piece, event});
   return event;
 }
 
@@ -147,7 +147,7 @@ DeviceBuffer& Coherence::prepare_on_device(const Access& access, std::size_t dev
                                            const Events& producers, Events& waits) {
   BufferStorage& storage = *access.slice.storage;
   BufferState& state = state_of(storage);
-  Replica& target = state.replicas.at(devices_[device]);
+  Replica& target = state.replicas_.at(devices_[device]);
   const ByteRange range = access.slice.range;
   if (reads(access.mode)) {
     std::vector<ByteRange> remaining = target.valid.missing(range);
@@ -156,7 +156,7 @@ DeviceBuffer& Coherence::prepare_on_device(const Access& access, std::size_t dev
       restore(storage, remaining, sources_for(storage, device), [&](const Source& source, ByteRange piece) {
         std::shared_ptr<Event> event;
         if (source.route == Source::Route::peer) {
-          Replica& from = state.replicas.at(devices_[source.device]);
+          Replica& from = state.replicas_.at(devices_[source.device]);
           Events before = producers;
           add_pending(from.fills, piece, before);
           wait_on_queue(copy_in, before);
@@ -167,7 +167,7 @@ DeviceBuffer& Coherence::prepare_on_device(const Access& access, std::size_t dev
           if (source.route == Source::Route::through_host) {
             before.push_back(copy_to_host(storage, source.device, piece, producers));
           } else {
-            add_pending(state.host_fills, piece, before);
+            add_pending(state.host_fills_, piece, before);
           }
           wait_on_queue(copy_in, before);
           event = copy_in.write(*target.memory, piece.begin, storage.host_data() + piece.begin,
@@ -186,7 +186,7 @@ DeviceBuffer& Coherence::prepare_on_device(const Access& access, std::size_t dev
 
 std::size_t Coherence::missing_bytes(const Access& access, std::size_t device) const {
   if (!reads(access.mode)) return 0;
-  const auto& replicas = state_of(*access.slice.storage).replicas;
+  const auto& replicas = state_of(*access.slice.storage).replicas_;
   const auto found = replicas.find(devices_[device]);
   if (found == replicas.end()) return access.slice.range.size();
   std::size_t bytes = 0;
@@ -196,15 +196,15 @@ std::size_t Coherence::missing_bytes(const Access& access, std::size_t device) c
 
 void Coherence::used_on_device(const Access& access, std::size_t device, Queue& queue,
                                const std::shared_ptr<Event>& command) {
-  record_use(state_of(*access.slice.storage).replicas.at(devices_[device]), queue, command);
+  record_use(state_of(*access.slice.storage).replicas_.at(devices_[device]), queue, command);
   if (writes(access.mode)) written_on_device(access, device);
 }
 
 void Coherence::written_on_device(const Access& access, std::size_t device) {
   BufferState& state = state_of(*access.slice.storage);
-  ++state.version;
+  ++state.version_;
   const ByteRange range = access.slice.range;
-  for (auto& [other, replica] : state.replicas) {
+  for (auto& [other, replica] : state.replicas_) {
     trim_pending(replica.fills, range);
     if (other == devices_[device]) {
       replica.valid.add(range);
@@ -214,11 +214,11 @@ void Coherence::written_on_device(const Access& access, std::size_t device) {
   }
   // Host fills stay: a later copy home of these bytes must not overtake one
   // still on its way (copy_to_host waits for them).
-  state.host_valid.remove(range);
+  state.host_valid_.remove(range);
 }
 
 void Coherence::landed_on_host(const Access& access, std::shared_ptr<Event> transfer) {
-  auto& fills = state_of(*access.slice.storage).host_fills;
+  auto& fills = state_of(*access.slice.storage).host_fills_;
   // Streaming lands one chunk after another here: keep only those in flight.
   std::erase_if(fills, [](const PendingFill& fill) { return fill.event->is_complete(); });
   fills.push_back({access.slice.range, std::move(transfer)});
@@ -229,7 +229,7 @@ void Coherence::prepare_on_host(const Access& access, const Events& producers, E
   BufferState& state = state_of(storage);
   const ByteRange range = access.slice.range;
   if (reads(access.mode)) {
-    std::vector<ByteRange> remaining = state.host_valid.missing(range);
+    std::vector<ByteRange> remaining = state.host_valid_.missing(range);
     if (!remaining.empty()) {
       restore(storage, remaining, sources_for(storage, std::nullopt),
               [&](const Source& source, ByteRange piece) {
@@ -237,25 +237,25 @@ void Coherence::prepare_on_host(const Access& access, const Events& producers, E
               });
     }
   }
-  add_pending(state.host_fills, range, waits);
+  add_pending(state.host_fills_, range, waits);
 }
 
 void Coherence::written_on_host(const Access& access) {
   BufferState& state = state_of(*access.slice.storage);
-  ++state.version;
+  ++state.version_;
   const ByteRange range = access.slice.range;
-  for (auto& [other, replica] : state.replicas) {
+  for (auto& [other, replica] : state.replicas_) {
     trim_pending(replica.fills, range);
     replica.valid.remove(range);
   }
-  trim_pending(state.host_fills, range);
-  state.host_valid.add(range);
+  trim_pending(state.host_fills_, range);
+  state.host_valid_.add(range);
 }
 
 Events Coherence::write_back(BufferStorage& storage, std::size_t device) {
   BufferState& state = state_of(storage);
-  if (state.scratch) return {};
-  const Replica& replica = state.replicas.at(devices_[device]);
+  if (state.scratch_) return {};
+  const Replica& replica = state.replicas_.at(devices_[device]);
   // The copies wait for every command that writes these bytes.
   Events producers;
   for (const auto& fill : replica.fills) producers.push_back(fill.event);
@@ -263,7 +263,7 @@ Events Coherence::write_back(BufferStorage& storage, std::size_t device) {
   Events copies;
   const std::vector<ByteRange> valid = replica.valid.ranges();
   for (const ByteRange& held : valid) {
-    for (const ByteRange& dirty : state.host_valid.missing(held)) {
+    for (const ByteRange& dirty : state.host_valid_.missing(held)) {
       copies.push_back(copy_to_host(storage, device, dirty, producers));
     }
   }
@@ -276,7 +276,7 @@ void Coherence::bring_home(BufferStorage& storage) {
                           {0, storage.size()}};
   prepare_on_host(read(whole), {}, waits);
   for (const auto& event : waits) event->wait();
-  state_of(storage).host_fills.clear();
+  state_of(storage).host_fills_.clear();
 }
 
 }  // namespace alloy::detail

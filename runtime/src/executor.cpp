@@ -31,11 +31,7 @@ Executor::~Executor() {
   // Buffers outlive the executor: their contents come home, and the device
   // replicas this executor made are released with its devices' queues.
   try {
-    for (const auto& storage : state_->buffers) {
-      state_->coherence.bring_home(*storage);
-      state_->layouts.forget(*storage, [&](BufferStorage& view) { state_->residency.forget(view); });
-      state_->residency.forget(*storage);
-    }
+    for (const auto& storage : state_->buffers) state_->end_of_life(*storage, true);
   } catch (const std::exception& error) {
     log_warning(std::string("executor could not bring buffers back to host memory: ") +
                 error.what());

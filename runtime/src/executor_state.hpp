@@ -220,6 +220,11 @@ struct ExecutorState {
   /// After wait(): forgets finished tasks and runs, and frees the replicas of
   /// buffers only this executor still holds.
   void forget_finished();
+  /// A buffer's end of life in this executor, when wait() finds only the
+  /// executor holds it, or when the executor goes: its bytes brought home
+  /// if `bring_home` (the buffer outlives the executor), then the replicas
+  /// of its layout views and its own freed.
+  void end_of_life(BufferStorage& storage, bool bring_home);
 };
 
 template <class F>

@@ -26,7 +26,7 @@ class WriterHold {
   WriterHold& operator=(const WriterHold&) = delete;
   ~WriterHold() {
     std::lock_guard lock(executor_.mutex);
-    if (--state_of(*storage_).replicas.at(executor_.devices[device_]).host_writers == 0) {
+    if (state_of(*storage_).remove_host_writer(executor_.devices[device_])) {
       executor_.retry_waiting_for_memory(device_);
     }
   }
@@ -83,7 +83,7 @@ void ExecutorState::start_file_read(std::uint64_t id) {
   Coherence::Events waits = producers;
   DeviceBuffer* memory = &coherence.prepare_on_device(access, d, producers, waits);
   coherence.written_on_device(access, d);
-  ++state_of(*storage).replicas.at(devices[d]).host_writers;
+  state_of(*storage).add_host_writer(devices[d]);
   // Only the function holds it: released on a thread without the lock.
   auto hold = std::make_shared<WriterHold>(*this, storage, d);
   std::erase_if(waits, [](const auto& event) { return event->is_complete(); });

@@ -44,7 +44,7 @@ LayoutViews::View& LayoutViews::view_of(const BufferStorage& buffer, const Layou
   View& view = views_[buffer.id()][transform.key];
   if (!view.storage) {
     view.storage = std::make_shared<BufferStorage>(transform.view_bytes);
-    state_of(*view.storage).scratch = true;
+    state_of(*view.storage).mark_scratch();
   }
   return view;
 }
@@ -52,10 +52,9 @@ LayoutViews::View& LayoutViews::view_of(const BufferStorage& buffer, const Layou
 bool LayoutViews::current(const View& view, const BufferStorage& buffer, std::size_t device) const {
   const auto converted = view.converted.find(device);
   if (converted == view.converted.end()) return false;
-  const BufferState& state = state_of(*view.storage);
-  const auto replica = state.replicas.find(devices_[device]);
-  return replica != state.replicas.end() && replica->second.serial == converted->second.replica &&
-         state_of(buffer).version == converted->second.version;
+  const Replica* replica = state_of(*view.storage).replica(devices_[device]);
+  return replica != nullptr && replica->serial == converted->second.replica &&
+         state_of(buffer).version() == converted->second.version;
 }
 
 LayoutViews::View& LayoutViews::view_for(const Use& use, const Task& task) {
@@ -63,10 +62,7 @@ LayoutViews::View& LayoutViews::view_for(const Use& use, const Task& task) {
 }
 
 bool LayoutViews::settled_at_home(const BufferStorage& buffer) {
-  const BufferState& state = state_of(buffer);
-  return state.host_valid.missing({0, buffer.size()}).empty() &&
-         std::all_of(state.host_fills.begin(), state.host_fills.end(),
-                     [](const PendingFill& fill) { return fill.event->is_complete(); });
+  return state_of(buffer).settled_at_home(buffer.size());
 }
 
 std::vector<LayoutViews::Use> LayoutViews::plan(const Task& task, const TunedKernelCall& call,
@@ -141,8 +137,8 @@ void LayoutViews::convert_in(const Use& use, const Task& task, std::size_t devic
   if (!use.convert_in) return;
   const Access& access = task.accesses[use.access];
   BufferStorage& storage = *access.slice.storage;
-  BufferState& buffer = state_of(storage);
-  DeviceBuffer& to = *state_of(*use.view).replicas.at(devices_[device]).memory;
+  const BufferState& buffer = state_of(storage);
+  DeviceBuffer& to = state_of(*use.view).memory_on(devices_[device]);
   std::erase_if(staging_, [](const auto& staged) { return staged.first->is_complete(); });
   std::shared_ptr<Event> converted;
   if (use.staged) {
@@ -151,13 +147,13 @@ void LayoutViews::convert_in(const Use& use, const Task& task, std::size_t devic
     converted = queue.write(to, 0, packed.data(), packed.size());
     staging_.emplace_back(converted, std::move(packed));
   } else {
-    DeviceBuffer& from = *buffer.replicas.at(devices_[device]).memory;
+    DeviceBuffer& from = buffer.memory_on(devices_[device]);
     converted = launch_layout_transform(queue, *use.to_layout, use.transform->to_range, *use.transform, from, to);
     coherence_.used_on_device(read(access.slice), device, queue, converted);
   }
   coherence_.used_on_device(write(whole(use.view)), device, queue, converted);
-  view_for(use, task).converted[device] = {state_of(*use.view).replicas.at(devices_[device]).serial,
-                                           buffer.version, converted};
+  view_for(use, task).converted[device] = {state_of(*use.view).replica(devices_[device])->serial,
+                                           buffer.version(), converted};
 }
 
 std::shared_ptr<Event> LayoutViews::convert_out(const Use& use, const Task& task, std::size_t device, Queue& queue,
@@ -170,16 +166,16 @@ std::shared_ptr<Event> LayoutViews::convert_out(const Use& use, const Task& task
   coherence_.used_on_device({whole(use.view), access.mode}, device, queue, kernel);
   std::shared_ptr<Event> last = kernel;
   if (use.convert_out) {
-    DeviceBuffer& from = *state_of(*use.view).replicas.at(devices_[device]).memory;
-    DeviceBuffer& to = *state_of(*access.slice.storage).replicas.at(devices_[device]).memory;
+    DeviceBuffer& from = state_of(*use.view).memory_on(devices_[device]);
+    DeviceBuffer& to = state_of(*access.slice.storage).memory_on(devices_[device]);
     last = launch_layout_transform(queue, *use.from_layout, use.transform->from_range, *use.transform, from, to);
     coherence_.used_on_device(read(whole(use.view)), device, queue, last);
     coherence_.used_on_device(read_write(access.slice), device, queue, last);
   }
   if (writes(access.mode)) {
     // The view holds the buffer as it is now, after the write just recorded.
-    view_for(use, task).converted[device] = {state_of(*use.view).replicas.at(devices_[device]).serial,
-                                             state_of(*access.slice.storage).version, kernel};
+    view_for(use, task).converted[device] = {state_of(*use.view).replica(devices_[device])->serial,
+                                             state_of(*access.slice.storage).version(), kernel};
   }
   return last;
 }

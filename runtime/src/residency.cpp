@@ -61,10 +61,7 @@ bool Residency::make_resident(const std::vector<Access>& accesses, std::size_t d
   std::vector<BufferStorage*> missing;
   std::size_t needed = 0;
   for (BufferStorage* storage : buffers) {
-    auto& replicas = state_of(*storage).replicas;
-    if (const auto found = replicas.find(on); found != replicas.end()) {
-      found->second.last_use = clock_;
-    } else {
+    if (!state_of(*storage).touch(on, clock_)) {
       missing.push_back(storage);
       needed += storage->size();
     }
@@ -106,11 +103,8 @@ bool Residency::make_resident(const std::vector<Access>& accesses, std::size_t d
       }
       return false;  // try again once memory has been freed
     }
-    // Only a replica with memory enters the map: every entry counts as used.
-    Replica& replica = state_of(*storage).replicas[on];
-    replica.memory = std::move(allocation);
-    replica.last_use = clock_;
-    replica.serial = ++replica_serials;
+    // Only a replica with memory is added: every one counts as used.
+    state_of(*storage).add_replica(on, std::move(allocation), clock_, ++replica_serials);
     memory.used += bytes;
     memory.resident.insert(storage);
   }
@@ -131,7 +125,7 @@ bool Residency::evict_one(std::size_t device, const std::vector<BufferStorage*>&
   std::uint64_t oldest_use = 0;
   for (BufferStorage* storage : devices_state_[device].resident) {
     if (std::binary_search(keep.begin(), keep.end(), storage)) continue;
-    const Replica& candidate = state_of(*storage).replicas.at(on);
+    const Replica& candidate = *state_of(*storage).replica(on);
     if (candidate.host_writers != 0) continue;
     const std::uint64_t last_use = candidate.last_use;
     if (!oldest || last_use < oldest_use) {
@@ -140,13 +134,10 @@ bool Residency::evict_one(std::size_t device, const std::vector<BufferStorage*>&
     }
   }
   if (!oldest) return false;
-  auto& replicas = state_of(*oldest).replicas;
-  Replica& replica = replicas.at(on);
   Retirement retirement{device, oldest->size(), nullptr, coherence_.write_back(*oldest, device)};
-  for (const auto& fill : replica.fills) retirement.events.push_back(fill.event);
-  for (const auto& [queue, event] : replica.uses) retirement.events.push_back(event);
-  retirement.memory = std::move(replica.memory);
-  replicas.erase(on);
+  BufferState::Taken taken = state_of(*oldest).take_replica(on);
+  retirement.events.insert(retirement.events.end(), taken.before_free.begin(), taken.before_free.end());
+  retirement.memory = std::move(taken.memory);
   DeviceMemory& memory = devices_state_[device];
   memory.resident.erase(oldest);
   memory.retiring += retirement.bytes;
@@ -161,13 +152,11 @@ void Residency::freed(const Retirement& retirement) {
 }
 
 void Residency::forget(BufferStorage& storage) {
-  auto& replicas = state_of(storage).replicas;
   for (std::size_t d = 0; d < devices_.size(); ++d) {
-    const auto found = replicas.find(devices_[d]);
-    if (found == replicas.end()) continue;
-    for (const auto& fill : found->second.fills) fill.event->wait();
-    for (const auto& [queue, event] : found->second.uses) event->wait();
-    replicas.erase(found);
+    BufferState::Taken taken = state_of(storage).take_replica(devices_[d]);
+    if (!taken.memory) continue;
+    for (const std::shared_ptr<Event>& event : taken.before_free) event->wait();
+    taken.memory.reset();
     devices_state_[d].used -= storage.size();
     devices_state_[d].resident.erase(&storage);
   }

@@ -351,13 +351,18 @@ void ExecutorState::forget_finished() {
       continue;
     }
     try {
-      layouts.forget(**it, [&](BufferStorage& view) { residency.forget(view); });
-      residency.forget(**it);
+      end_of_life(**it, false);
     } catch (const Error& error) {
       log_warning(std::string("executor could not free a dropped buffer's replicas: ") + error.what());
     }
     it = buffers.erase(it);
   }
+}
+
+void ExecutorState::end_of_life(BufferStorage& storage, bool bring_home) {
+  if (bring_home) coherence.bring_home(storage);
+  layouts.forget(storage, [&](BufferStorage& view) { residency.forget(view); });
+  residency.forget(storage);
 }
 
 }  // namespace alloy::detail

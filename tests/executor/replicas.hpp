@@ -7,22 +7,21 @@
 namespace alloy::test {
 
 inline std::size_t replica_count(const BufferStorage& storage) {
-  return detail::state_of(storage).replicas.size();
+  return detail::state_of(storage).replica_count();
 }
 
 inline bool has_replica(const BufferStorage& storage, const Device* device) {
-  return detail::state_of(storage).replicas.count(const_cast<Device*>(device)) == 1;
+  return detail::state_of(storage).replica(device) != nullptr;
 }
 
 /// The device's replica holds valid data for all of `range`.
 inline bool valid_on(const BufferStorage& storage, const Device* device, ByteRange range) {
-  const auto& replicas = detail::state_of(storage).replicas;
-  const auto found = replicas.find(const_cast<Device*>(device));
-  return found != replicas.end() && found->second.valid.contains(range);
+  const detail::Replica* replica = detail::state_of(storage).replica(device);
+  return replica != nullptr && replica->valid.contains(range);
 }
 
 inline bool valid_on_host(const BufferStorage& storage, ByteRange range) {
-  return detail::state_of(storage).host_valid.contains(range);
+  return detail::state_of(storage).valid_at_home(range);
 }
 
 }  // namespace alloy::test
