@@ -2,7 +2,7 @@
 #pragma once
 
 #include "alloy/buffer.hpp"
-#include "buffer_state.hpp"
+#include "data/buffer_state.hpp"
 
 namespace alloy::test {
 

@@ -3,10 +3,10 @@
 // whether staged chunks kept up with what was measured before the run.
 #include <doctest/doctest.h>
 
-#include "chunk_sizing.hpp"
-#include "host_memory_route.hpp"
-#include "pipeline_report.hpp"
-#include "staging_check.hpp"
+#include "streaming/chunk_sizing.hpp"
+#include "streaming/host_memory_route.hpp"
+#include "streaming/pipeline_report.hpp"
+#include "streaming/staging_check.hpp"
 
 namespace alloy::detail {
 namespace {

@@ -5,7 +5,7 @@
 #include <future>
 #include <stdexcept>
 
-#include "completion_lane.hpp"
+#include "executor/completion_lane.hpp"
 #include "support/test_devices.hpp"
 
 namespace alloy::test {

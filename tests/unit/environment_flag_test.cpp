@@ -9,8 +9,8 @@
 #include <string>
 
 #include "alloy/error.hpp"
-#include "environment_flag.hpp"
-#include "executor_state.hpp"
+#include "support/environment_flag.hpp"
+#include "executor/executor_state.hpp"
 #include "support/scoped_environment.hpp"
 
 namespace alloy::test {

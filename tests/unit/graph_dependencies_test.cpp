@@ -1,7 +1,7 @@
 // Edges inferred from accesses: read-after-write, write-after-read,
 // write-after-write, per slice, plus explicit ordering.
 #include "alloy/graph.hpp"
-#include "graph_data.hpp"  // white-box: what the graph keeps of a task
+#include "graph/graph_data.hpp"  // white-box: what the graph keeps of a task
 #include "support/test_devices.hpp"
 
 namespace alloy::test {

@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-#include "host_pool.hpp"
+#include "executor/host_pool.hpp"
 #include "support/test_devices.hpp"
 
 namespace alloy::test {

@@ -1,6 +1,6 @@
 // Placement by earliest finish time before anything is measured: the times
 // tuning profiles recorded stand in for measurements.
-#include "placement.hpp"
+#include "executor/placement.hpp"
 #include "support/test_devices.hpp"
 
 namespace alloy::test {

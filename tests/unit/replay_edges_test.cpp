@@ -6,8 +6,8 @@
 #include <set>
 
 #include "alloy/graph.hpp"
-#include "dependency_tracker.hpp"
-#include "graph_data.hpp"
+#include "graph/dependency_tracker.hpp"
+#include "graph/graph_data.hpp"
 #include "support/random_seed.hpp"
 #include "support/test_devices.hpp"
 

@@ -1,5 +1,5 @@
 // What the runtime calls, through dlopen, to write a traced executor's file
-// and report as it goes (runtime/src/trace_output.cpp).
+// and report as it goes (runtime/src/tracing/trace_output.cpp).
 #include <exception>
 #include <filesystem>
 #include <iostream>

@@ -10,7 +10,7 @@
 
 #include "alloy/backend/device.hpp"
 #include "alloy/error.hpp"
-#include "environment_flag.hpp"
+#include "support/environment_flag.hpp"
 #include "file_io.hpp"
 #include "input_file_access.hpp"
 

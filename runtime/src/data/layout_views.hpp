@@ -12,9 +12,9 @@
 
 #include "alloy/runtime.hpp"
 #include "coherence.hpp"
-#include "kernel_resolver.hpp"
+#include "tuning/kernel_resolver.hpp"
 #include "alloy/layout_conversion.hpp"
-#include "task.hpp"
+#include "graph/task.hpp"
 
 namespace alloy::detail {
 

@@ -14,17 +14,17 @@
 #include <vector>
 
 #include "alloy/executor.hpp"
-#include "coherence.hpp"
+#include "data/coherence.hpp"
 #include "completion_lane.hpp"
 #include "host_pool.hpp"
-#include "kernel_resolver.hpp"
-#include "lanes.hpp"
+#include "tuning/kernel_resolver.hpp"
+#include "devices/lanes.hpp"
 #include "launch_capture.hpp"
-#include "layout_views.hpp"
+#include "data/layout_views.hpp"
 #include "placement.hpp"
-#include "residency.hpp"
+#include "data/residency.hpp"
 #include "run_record.hpp"
-#include "trace_recorder.hpp"
+#include "tracing/trace_recorder.hpp"
 
 namespace alloy::detail {
 

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "alloy/capture.hpp"
-#include "kernel_resolver.hpp"
-#include "layout_views.hpp"
-#include "task.hpp"
+#include "tuning/kernel_resolver.hpp"
+#include "data/layout_views.hpp"
+#include "graph/task.hpp"
 
 namespace alloy::detail {
 

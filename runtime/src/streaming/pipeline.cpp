@@ -11,7 +11,7 @@
 
 #include "alloy/error.hpp"
 #include "chunk_sizing.hpp"
-#include "environment_flag.hpp"
+#include "support/environment_flag.hpp"
 #include "host_memory_route.hpp"
 #include "input_file_access.hpp"
 #include "pipeline_report.hpp"

@@ -11,7 +11,7 @@
 #include "alloy/backend/device.hpp"
 #include "alloy/buffer.hpp"
 #include "buffer_state.hpp"
-#include "lanes.hpp"
+#include "devices/lanes.hpp"
 
 namespace alloy::detail {
 

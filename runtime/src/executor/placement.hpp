@@ -15,8 +15,8 @@
 #include "alloy/executor.hpp"
 #include "alloy/performance_model.hpp"
 #include "completion_lane.hpp"
-#include "lanes.hpp"
-#include "task.hpp"
+#include "devices/lanes.hpp"
+#include "graph/task.hpp"
 
 namespace alloy::detail {
 

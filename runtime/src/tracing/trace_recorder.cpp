@@ -9,7 +9,7 @@
 #include "alloy/run.hpp"
 
 #include "alloy/error.hpp"
-#include "task.hpp"
+#include "graph/task.hpp"
 
 namespace alloy::detail {
 namespace {

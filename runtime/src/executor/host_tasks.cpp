@@ -4,7 +4,7 @@
 
 #include "alloy/error.hpp"
 #include "executor_state.hpp"
-#include "profiler_ranges.hpp"
+#include "tracing/profiler_ranges.hpp"
 
 namespace alloy::detail {
 

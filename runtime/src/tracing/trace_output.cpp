@@ -7,7 +7,7 @@
 #include <string>
 
 #include "alloy/error.hpp"
-#include "plugin_loader.hpp"
+#include "devices/plugin_loader.hpp"
 
 namespace alloy::detail {
 namespace {

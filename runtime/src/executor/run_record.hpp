@@ -14,7 +14,7 @@
 
 #include "alloy/backend/event.hpp"
 #include "alloy/run.hpp"
-#include "graph_data.hpp"
+#include "graph/graph_data.hpp"
 
 namespace alloy::detail {
 

@@ -14,7 +14,7 @@
 
 #include "alloy/backend/device.hpp"
 #include "alloy/trace.hpp"
-#include "lanes.hpp"
+#include "devices/lanes.hpp"
 #include "record_log.hpp"
 
 namespace alloy::detail {

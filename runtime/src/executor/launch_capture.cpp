@@ -8,7 +8,7 @@
 
 #include "alloy/error.hpp"
 #include "alloy/log.hpp"
-#include "residency.hpp"
+#include "data/residency.hpp"
 
 namespace alloy::detail {
 namespace {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "alloy/runtime.hpp"
-#include "task.hpp"
+#include "graph/task.hpp"
 
 namespace alloy::detail {
 

@@ -10,9 +10,9 @@
 #include "alloy/error.hpp"
 #include "alloy/executor.hpp"
 #include "alloy/log.hpp"
-#include "environment_flag.hpp"
+#include "support/environment_flag.hpp"
 #include "executor_state.hpp"
-#include "trace_output.hpp"
+#include "tracing/trace_output.hpp"
 
 namespace alloy::detail {
 namespace {

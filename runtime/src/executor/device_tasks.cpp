@@ -3,7 +3,7 @@
 #include <chrono>
 
 #include "executor_state.hpp"
-#include "profiler_ranges.hpp"
+#include "tracing/profiler_ranges.hpp"
 
 namespace alloy::detail {
 namespace {
