@@ -2,10 +2,11 @@
 #include "alloy/graph.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <iterator>
+#include <string_view>
 #include <utility>
 
-#include "alloy/dialect.hpp"
 #include "alloy/error.hpp"
 #include "graph_data.hpp"
 #include "layout_bindings.hpp"
@@ -42,6 +43,18 @@ void add_arguments(detail::KernelWork& kernel, std::vector<Access>& accesses,
 }
 
 /// The shared copy of `source`, made (and hashed) once per distinct program.
+/// Mixes `value` into `hash`.
+std::uint64_t combined(std::uint64_t hash, std::uint64_t value) { return (hash ^ value) * 0x9e3779b97f4a7c15ull; }
+
+/// The in-process identity of a program, which the executor's kernel cache
+/// and performance model key on. std::hash reads the text eight bytes at a
+/// time; stable_hash, for what is kept across processes, reads it byte by
+/// byte, which a one-task call would pay for its whole source per call.
+std::uint64_t program_identity(const ProgramSource& source) {
+  const std::hash<std::string_view> hash;
+  return combined(combined(hash(source.source), hash(source.options)), hash(source.name));
+}
+
 const detail::GraphData::SharedSource& share(detail::GraphData& graph, ProgramSource source) {
   for (const auto& known : graph.sources) {
     const ProgramSource& program = *known.source;
@@ -50,9 +63,7 @@ const detail::GraphData::SharedSource& share(detail::GraphData& graph, ProgramSo
       return known;
     }
   }
-  std::string identity = source.source;
-  identity.append("\n").append(source.options).append("\n").append(source.name);
-  const std::uint64_t hash = stable_hash(identity);
+  const std::uint64_t hash = program_identity(source);
   return graph.sources.emplace_back(
       detail::GraphData::SharedSource{std::make_shared<const ProgramSource>(std::move(source)), hash});
 }
@@ -197,7 +208,7 @@ TaskId Graph::kernel(ProgramSource source, std::string kernel_name, LaunchRange 
                      std::vector<TaskArg> args, TaskOptions options) {
   if (options.name.empty()) options.name = kernel_name;
   const detail::GraphData::SharedSource& shared = share(writable(), std::move(source));
-  const std::uint64_t key = stable_hash(std::to_string(shared.hash) + '\n' + kernel_name);
+  const std::uint64_t key = combined(shared.hash, std::hash<std::string_view>()(kernel_name));
   detail::KernelWork kernel{detail::FixedKernel{shared.source, range}, std::move(kernel_name), {}, key};
   std::vector<Access> accesses;
   add_arguments(kernel, accesses, std::move(args));
