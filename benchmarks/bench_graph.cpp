@@ -1,10 +1,15 @@
 // Per-task overhead of the executor against raw queue launches and a plain
 // OpenCL enqueue loop, on the first device (PoCL in CI). Each case reports
-// "us_per_task"; the executor's cases run untraced (traced:0) and recording
-// a trace (traced:1), for what self-measurement costs.
+// "us_per_task", the median of five repetitions with their spread; the
+// executor's cases run untraced (traced:0) and recording a trace (traced:1),
+// for what self-measurement costs. scripts/compare-bench-graph runs two
+// builds' bench_graph in interleaved rounds.
 //
-//   build/default/bin/bench_graph --benchmark_format=json
+//   build/default/bin/bench_graph
+//   build/default/bin/bench_graph --benchmark_filter=one_task --benchmark_format=json
 #include <benchmark/benchmark.h>
+
+#include <utility>
 
 #include "alloy/alloy.hpp"
 #include "bench_graph_common.hpp"
@@ -135,13 +140,15 @@ void one_task_calls(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(raw_enqueue)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(graph_kernels)->Unit(benchmark::kMillisecond)->UseRealTime()->ArgName("traced")->Arg(0)->Arg(1);
-BENCHMARK(chain_kernels)->Unit(benchmark::kMillisecond)->UseRealTime()->ArgName("traced")->Arg(0)->Arg(1);
-BENCHMARK(host_fanout)->Unit(benchmark::kMillisecond)->UseRealTime()->ArgName("traced")->Arg(0)->Arg(1);
-BENCHMARK(host_chain)->Unit(benchmark::kMillisecond)->UseRealTime()->ArgName("traced")->Arg(0)->Arg(1);
-BENCHMARK(first_run)->Unit(benchmark::kMillisecond)->UseRealTime()->ArgName("traced")->Arg(0)->Arg(1);
-BENCHMARK(replay)->Unit(benchmark::kMillisecond)->UseRealTime()->ArgName("traced")->Arg(0)->Arg(1);
-BENCHMARK(one_task_calls)->Unit(benchmark::kMillisecond)->UseRealTime()->ArgName("traced")->Arg(0)->Arg(1);
+// Registered through steady(): medians of five repetitions with their spread.
+const auto registered = [] {
+  bench::steady(benchmark::RegisterBenchmark("raw_enqueue", raw_enqueue));
+  for (auto [name, run] : {std::pair{"graph_kernels", &graph_kernels}, {"chain_kernels", &chain_kernels},
+                           {"host_fanout", &host_fanout}, {"host_chain", &host_chain}, {"first_run", &first_run},
+                           {"replay", &replay}, {"one_task_calls", &one_task_calls}}) {
+    bench::steady(benchmark::RegisterBenchmark(name, run))->ArgName("traced")->Arg(0)->Arg(1);
+  }
+  return true;
+}();
 
 BENCHMARK_MAIN();

@@ -3,6 +3,9 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "alloy/alloy.hpp"
 
 namespace bench {
@@ -18,6 +21,27 @@ inline alloy::Runtime& runtime() {
 inline alloy::Device& device() {
   if (runtime().devices().empty()) throw alloy::Error("bench_graph: no device; run alloy-info");
   return *runtime().devices().front();
+}
+
+/// The spread of a case's repetitions: (largest - smallest) / median.
+inline double relative_spread(const std::vector<double>& values) {
+  if (values.empty()) return 0;
+  std::vector<double> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = sorted[sorted.size() / 2];
+  return median == 0 ? 0 : (sorted.back() - sorted.front()) / median;
+}
+
+/// Every case the same way: milliseconds of wall time, five repetitions of
+/// at least a second each (a machine shared with other work moves single
+/// runs by 15-25%), reported as their median with the spread beside it.
+inline benchmark::internal::Benchmark* steady(benchmark::internal::Benchmark* bench) {
+  return bench->Unit(benchmark::kMillisecond)
+      ->UseRealTime()
+      ->MinTime(1.0)
+      ->Repetitions(5)
+      ->ReportAggregatesOnly(true)
+      ->ComputeStatistics("spread", relative_spread, benchmark::StatisticUnit::kPercentage);
 }
 
 inline void report_per_task(benchmark::State& state) {

@@ -51,4 +51,4 @@ void plain_opencl_enqueue(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(plain_opencl_enqueue)->Unit(benchmark::kMillisecond)->UseRealTime();
+const auto registered = bench::steady(benchmark::RegisterBenchmark("plain_opencl_enqueue", plain_opencl_enqueue));

@@ -2,6 +2,10 @@
 // chose, with no change to the program.
 
 #include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
 
 #include "support/temporary_folder.hpp"
 #include "support/test_devices.hpp"
@@ -31,6 +35,20 @@ const TunableKernel& marking_kernel() {
   return kernel;
 }
 
+/// Writes `device`'s profile into `folder` with one entry of the marking
+/// kernel: `configuration` at `problem`, measured at `seconds`.
+void write_marking_entry(const std::filesystem::path& folder, const Device& device, const Extent& problem,
+                         std::map<std::string, std::int64_t> configuration, double seconds) {
+  DeviceProfile profile = DeviceProfile::for_device(device.info());
+  ProfileEntry entry;
+  entry.kernel = marking_kernel().name;
+  entry.source_hash = marking_kernel().source_hash();
+  entry.problem = problem;
+  entry.configuration = std::move(configuration);
+  entry.seconds = seconds;
+  profile.put(entry);
+  write_profile(ProfileStore::file_for(folder, device.info()), profile);
+}
 
 }  // namespace
 
@@ -38,15 +56,8 @@ TEST_CASE("Executor.Tuning.graph_kernel_uses_device_profile") {
   for_each_device([](Device& device) {
     TemporaryFolder folder("tuned-task");
     const Extent problem(1000);
-    DeviceProfile profile = DeviceProfile::for_device(device.info());
-    ProfileEntry entry;
-    entry.kernel = marking_kernel().name;
-    entry.source_hash = marking_kernel().source_hash();
-    entry.problem = Extent(1024);  // not the size run: the nearest one serves
-    entry.configuration = {{"MARK", 7}, {"GROUP", 32}};
-    entry.seconds = 1e-5;
-    profile.put(entry);
-    write_profile(ProfileStore::file_for(folder.path, device.info()), profile);
+    // Not the size run: the nearest one serves.
+    write_marking_entry(folder.path, device, Extent(1024), {{"MARK", 7}, {"GROUP", 32}}, 1e-5);
 
     ProfiledRuntime tuned = runtime_with_profiles(folder.path, device);
     Runtime& tuned_runtime = *tuned.runtime;
@@ -80,15 +91,7 @@ TEST_CASE("Executor.Tuning.executor_tuned_is_the_record_its_tasks_run") {
   for_each_device([](Device& device) {
     TemporaryFolder folder("tuned-task");
     const Extent problem(1000);
-    DeviceProfile profile = DeviceProfile::for_device(device.info());
-    ProfileEntry entry;
-    entry.kernel = marking_kernel().name;
-    entry.source_hash = marking_kernel().source_hash();
-    entry.problem = problem;
-    entry.configuration = {{"MARK", 7}, {"GROUP", 32}};
-    entry.seconds = 2e-5;
-    profile.put(entry);
-    write_profile(ProfileStore::file_for(folder.path, device.info()), profile);
+    write_marking_entry(folder.path, device, problem, {{"MARK", 7}, {"GROUP", 32}}, 2e-5);
     ProfiledRuntime profiled = runtime_with_profiles(folder.path, device);
     ExecutorOptions options;
     options.devices = {profiled.device};
@@ -120,14 +123,8 @@ TEST_CASE("Executor.Tuning.executor_tuned_is_the_record_its_tasks_run") {
 TEST_CASE("Executor.Tuning.entry_that_does_not_build_falls_back_to_defaults") {
   for_each_device([](Device& device) {
     TemporaryFolder folder("tuned-task");
-    DeviceProfile profile = DeviceProfile::for_device(device.info());
-    ProfileEntry entry;
-    entry.kernel = marking_kernel().name;
-    entry.source_hash = marking_kernel().source_hash();
-    entry.problem = Extent(1000);
-    entry.configuration = {{"MARK", 9}, {"GROUP", 32}};  // valid in the space, but does not build
-    profile.put(entry);
-    write_profile(ProfileStore::file_for(folder.path, device.info()), profile);
+    // Valid in the space, but does not build.
+    write_marking_entry(folder.path, device, Extent(1000), {{"MARK", 9}, {"GROUP", 32}}, 0);
     ProfiledRuntime profiled = runtime_with_profiles(folder.path, device);
     std::vector<std::string> warnings;
     const LogSink previous = set_log_sink([&](LogLevel level, std::string_view message) {
