@@ -109,6 +109,14 @@ std::vector<std::size_t> first_run(const std::filesystem::path& folder, Device& 
   return executor.tasks_per_device();
 }
 
+/// Every task ran, and each device ran half of them (one more, for an odd count).
+void check_split_evenly(const std::vector<std::size_t>& counts, int tasks) {
+  CAPTURE(counts[0]);
+  CAPTURE(counts[1]);
+  CHECK(counts[0] + counts[1] == std::size_t(tasks));
+  CHECK(std::max(counts[0], counts[1]) - std::min(counts[0], counts[1]) <= 1);
+}
+
 }  // namespace
 
 TEST_CASE("Executor.SeededPlacement.tuned_and_untuned_devices_share_the_first_run") {
@@ -135,11 +143,7 @@ TEST_CASE("Executor.SeededPlacement.tuned_and_untuned_devices_share_the_first_ru
   SUBCASE("the slower one tuned only: the other is taken to be as fast") {
     TemporaryFolder folder("seeded-placement");
     write_tuned_time(folder.path, *emulated, 3e-3);
-    const std::vector<std::size_t> counts = first_run(folder.path, *opencl, *emulated, tasks);
-    CAPTURE(counts[0]);
-    CAPTURE(counts[1]);
-    CHECK(counts[0] + counts[1] == tasks);
-    CHECK(std::max(counts[0], counts[1]) - std::min(counts[0], counts[1]) <= 1);
+    check_split_evenly(first_run(folder.path, *opencl, *emulated, tasks), tasks);
   }
   SUBCASE("an entry that does not build gives no time: its device is taken to be average") {
     // The OpenCL entry claims three times the emulated device's speed, but
@@ -148,16 +152,11 @@ TEST_CASE("Executor.SeededPlacement.tuned_and_untuned_devices_share_the_first_ru
     TemporaryFolder folder("seeded-placement");
     write_tuned_time(folder.path, *opencl, 1e-3, true);
     write_tuned_time(folder.path, *emulated, 3e-3);
-    const std::vector<std::size_t> counts = first_run(folder.path, *opencl, *emulated, tasks);
-    CAPTURE(counts[0]);
-    CAPTURE(counts[1]);
-    CHECK(counts[0] + counts[1] == tasks);
-    CHECK(std::max(counts[0], counts[1]) - std::min(counts[0], counts[1]) <= 1);
+    check_split_evenly(first_run(folder.path, *opencl, *emulated, tasks), tasks);
   }
   SUBCASE("neither tuned: the work is spread") {
     TemporaryFolder folder("seeded-placement");
-    const std::vector<std::size_t> counts = first_run(folder.path, *opencl, *emulated, tasks);
-    CHECK(std::max(counts[0], counts[1]) - std::min(counts[0], counts[1]) <= 1);
+    check_split_evenly(first_run(folder.path, *opencl, *emulated, tasks), tasks);
   }
 }
 
