@@ -18,7 +18,7 @@
 
 namespace alloy {
 namespace detail {
-struct ExecutorState;
+class ExecutorState;
 }
 
 struct ExecutorOptions {

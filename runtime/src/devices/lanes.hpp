@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "alloy/backend/device.hpp"
+#include "alloy/run.hpp"
 
 namespace alloy::detail {
 
@@ -28,6 +29,10 @@ class DeviceLanes {
   Queue& compute(std::size_t lane) { return *compute_.at(lane); }
   Queue& copy_in() { return *copy_in_; }
   Queue& copy_out() { return *copy_out_; }
+  /// The queue a command for `lane` goes on: compute lanes in turn.
+  Queue& queue(Lane lane) {
+    return lane == Lane::compute ? next_compute() : lane == Lane::copy_out ? copy_out() : copy_in();
+  }
 
   /// Commands submitted and not yet seen complete, for least-loaded placement.
   void track(const std::shared_ptr<Event>& event);

@@ -32,15 +32,6 @@ Registry& registry() {
 
 /// True if `executor`'s task `id` cannot start before its task `running`
 /// has finished.
-bool waits_for(ExecutorState& executor, std::uint64_t id, std::uint64_t running) {
-  std::lock_guard lock(executor.mutex);
-  return executor.live(id) && executor.waits_for(id, running);
-}
-
-std::string label(ExecutorState& executor, std::uint64_t id) {
-  std::lock_guard lock(executor.mutex);
-  return executor.live(id) ? executor.label(id) : "task " + std::to_string(id);
-}
 
 /// The blocked tasks, in order, through which `entry`'s marker waits for
 /// `entry`'s waiter itself; nothing if it does not. With the registry locked.
@@ -57,12 +48,12 @@ std::optional<std::vector<const Entry*>> cycle_through(const Entry& entry, const
   while (!pending.empty()) {
     Step step = std::move(pending.back());
     pending.pop_back();
-    if (step.executor == entry.waiter_executor && waits_for(*step.executor, step.marker, entry.waiter)) {
+    if (step.executor == entry.waiter_executor && step.executor->waits_for_live(step.marker, entry.waiter)) {
       return step.path;
     }
     for (const Entry& blocked : entries) {
       if (blocked.waiter_executor != step.executor || !visited.insert(&blocked).second) continue;
-      if (!waits_for(*step.executor, step.marker, blocked.waiter)) continue;
+      if (!step.executor->waits_for_live(step.marker, blocked.waiter)) continue;
       std::vector<const Entry*> path = step.path;
       path.push_back(&blocked);
       pending.push_back({blocked.target_executor, blocked.marker, std::move(path)});
@@ -85,11 +76,11 @@ CrossExecutorWait::CrossExecutorWait(ExecutorState& waiter_executor, std::uint64
   }
   std::string chain;
   for (const Entry* blocked : *cycle) {
-    chain += " waits for " + label(*blocked->waiter_executor, blocked->waiter) +
+    chain += " waits for " + blocked->waiter_executor->label_of(blocked->waiter) +
              (blocked->waiter_executor == &waiter_executor ? "" : " of another executor") +
              ", which is blocked in a synchronize whose slice";
   }
-  throw Error("synchronize called from " + label(waiter_executor, waiter) +
+  throw Error("synchronize called from " + waiter_executor.label_of(waiter) +
               " would wait for ever: its slice" + chain +
               " waits for that task; declare the slice among a task's accesses instead of "
               "synchronizing from inside it, or synchronize from outside the executors' tasks");

@@ -23,25 +23,11 @@ Executor::~Executor() {
   } catch (const std::exception& error) {
     log_warning(std::string("executor destroyed after a failure: ") + error.what());
   }
-  {
-    // Every run is done: Run handles stop asking this executor.
-    std::lock_guard link(state_->link->mutex);
-    state_->link->executor = nullptr;
-  }
-  // Buffers outlive the executor: their contents come home, and the device
-  // replicas this executor made are released with its devices' queues.
-  try {
-    for (const auto& storage : state_->buffers) state_->end_of_life(*storage, true);
-  } catch (const std::exception& error) {
-    log_warning(std::string("executor could not bring buffers back to host memory: ") +
-                error.what());
-  }
-  detail::write_trace_at_exit(*state_);
+  state_->close();
 }
 
 Run Executor::run(const Graph& graph, RunOptions options) {
   std::shared_ptr<const detail::GraphData> snapshot = detail::snapshot(graph);
-  std::lock_guard lock(state_->mutex);
   return Run(state_->submit(std::move(snapshot), options));
 }
 
@@ -55,7 +41,6 @@ Run Executor::submit_only_task(Graph one, std::vector<TaskId> after, bool marker
   if (auto* host = std::get_if<detail::HostWork>(&graph->tasks.front().work)) {
     one_task.function = std::move(host->function);
   }
-  std::lock_guard lock(state_->mutex);
   return Run(state_->submit(std::move(graph), RunOptions{std::nullopt, std::move(after)},
                             std::move(one_task)));
 }
@@ -117,14 +102,7 @@ void Executor::synchronize(const BufferSlice& slice) {
   one.host({read(slice)}, [reached = std::move(reached)] { reached->set_value(); }, std::move(options));
   const TaskId marker = submit_only_task(std::move(one), {}, true).task();
   const detail::RunningHostTask running = detail::running_host_task();
-  if (running.executor == &state) {
-    std::lock_guard lock(state.mutex);
-    if (state.live(marker.index) && state.waits_for(marker.index, running.id)) {
-      throw Error("synchronize called from " + state.label(running.id) +
-                  " would wait for that task itself: the slice is written by it or by a task "
-                  "after it; declare the slice among the task's accesses instead");
-    }
-  }
+  if (running.executor == &state) state.check_not_waited_for(marker.index, running.id);
   // A host task blocked here may be what another executor's blocked task
   // waits for: a wait that closes such a cycle is refused.
   std::optional<detail::CrossExecutorWait> registered;
@@ -133,12 +111,7 @@ void Executor::synchronize(const BufferSlice& slice) {
   try {
     done.get();
   } catch (const std::future_error&) {
-    std::lock_guard lock(state.mutex);
-    if (state.live(marker.index) && state.task(marker.index).error) {
-      throw Error("synchronize: the slice depends on " + state.failure_behind(marker.index) +
-                  " (wait() reports it too)");
-    }
-    throw Error("synchronize: a task this slice depends on failed; wait() names it");
+    state.throw_synchronize_failure(marker.index);
   }
 }
 
@@ -152,48 +125,24 @@ TunedKernel Executor::tuned(std::size_t device, const TunableKernel& kernel, con
   auto shared = std::make_shared<const TunableKernel>(kernel);
   const detail::KernelWork work{detail::TunedKernelCall{shared, problem, {}}, kernel.kernel_name, {},
                                 detail::tuned_kernel_key(kernel.description_hash(), problem)};
-  std::lock_guard lock(state.mutex);
-  const detail::ResolvedKernel& resolved = state.kernels.resolve(work, *state.devices[device], device);
+  const detail::ResolvedKernel& resolved = state.resolve(work, device);
   return {resolved.kernel, resolved.tuned->range, resolved.tuned->choice};
 }
 
 void Executor::wait() {
   detail::ExecutorState& state = *state_;
   if (detail::running_host_task().executor == &state) {
-    std::lock_guard lock(state.mutex);
-    throw Error("wait called from " + state.label(detail::running_host_task().id) +
+    throw Error("wait called from " + state.label_of(detail::running_host_task().id) +
                 " of the same executor would wait for that task itself; use synchronize on the "
                 "slices it needs, or wait from outside the executor's tasks");
   }
-  detail::HostPool::Blocked blocked;
-  std::unique_lock lock(state.mutex);
-  state.settled.wait(lock, [&] { return state.handed_off == 0; });
-  state.watch_unwatched();
-  // Every task is released now, so every run has handed its completion to
-  // the completion lane: once those callbacks ran, all of this work is done and its
-  // failures are in the runs' records.
-  const std::uint64_t end = state.next_id();
-  const std::uint64_t watched = state.completions.handed_in();
-  const std::vector<std::shared_ptr<detail::RunRecord>> runs(state.runs.begin(), state.runs.end());
-  lock.unlock();
-  state.completions.wait_for_callbacks(watched);
-
-  std::vector<std::string> failures;
-  for (const auto& run : runs) {
-    for (std::string& failure : run->take_unreported()) failures.push_back(std::move(failure));
-  }
-  lock.lock();
-  // Forget finished work unless more arrived meanwhile.
-  if (state.next_id() == end && state.handed_off == 0 && state.first_live != end) {
-    state.forget_finished();
-  }
-  lock.unlock();
-  detail::report_failures(failures, "wait");
+  detail::HostPool::Blocked blocked;  // others' host tasks may be what it waits for
+  state.wait();
 }
 
 const std::vector<Device*>& Executor::devices() const { return state_->devices; }
 
-PerformanceModel& Executor::performance_model() { return state_->placement.model(); }
+PerformanceModel& Executor::performance_model() { return state_->performance_model(); }
 
 Runtime& Executor::runtime() const { return state_->runtime; }
 
@@ -202,12 +151,11 @@ std::size_t Executor::device_memory(std::size_t device) const {
     throw InvalidArgument("device_memory(" + std::to_string(device) + ") of an executor of " +
                           std::to_string(state_->devices.size()) + " devices");
   }
-  return state_->residency.capacity(device);
+  return state_->device_memory(device);
 }
 
 std::vector<std::size_t> Executor::tasks_per_device() const {
-  std::lock_guard lock(state_->mutex);
-  return state_->task_counts;
+  return state_->tasks_per_device();
 }
 
 }  // namespace alloy

@@ -14,15 +14,12 @@
 #include <vector>
 
 #include "alloy/executor.hpp"
-#include "data/coherence.hpp"
 #include "completion_lane.hpp"
-#include "host_pool.hpp"
-#include "tuning/kernel_resolver.hpp"
+#include "device_planner.hpp"
 #include "devices/lanes.hpp"
-#include "launch_capture.hpp"
-#include "data/layout_views.hpp"
+#include "graph/dependency_tracker.hpp"
+#include "host_pool.hpp"
 #include "placement.hpp"
-#include "data/residency.hpp"
 #include "run_record.hpp"
 #include "tracing/trace_recorder.hpp"
 
@@ -79,25 +76,66 @@ struct TaskState {
   std::shared_ptr<Event> event;  ///< a device task's completion
 };
 
-struct ExecutorState {
+/// Everything an Executor keeps: the scheduler (task table, ready heap,
+/// runs) and the parts it drives (the device planner, placement, the host
+/// pool, the completion lane). The Executor and the rest of the runtime use
+/// the public calls, each of which takes the lock; the rest is the
+/// scheduler's own.
+class ExecutorState {
+ public:
   ExecutorState(Runtime& runtime, ExecutorOptions options);
 
+  /// Submits a run of `graph` (a one-task call's task, if `one_task`): ids,
+  /// edges to earlier work (and to `options.after`, for its entry tasks),
+  /// ready tasks started.
+  struct OneTask {
+    std::function<void()> function;  ///< its host function, moved out of the graph
+    bool marker = false;             ///< synchronize's, which runs inline
+  };
+  std::shared_ptr<RunRecord> submit(std::shared_ptr<const GraphData> graph, const RunOptions& run_options,
+                                    std::optional<OneTask> one_task = std::nullopt);
+  /// Executor::wait: every task done, failures reported (thrown), finished
+  /// work forgotten.
+  void wait();
+  /// The executor goes (after wait()): Run handles stop asking it, buffers
+  /// come home, the trace and report are written.
+  void close();
+  /// Error if this executor's task `running` would wait for itself in
+  /// synchronize (whose marker is task `marker`), or in Run::wait on `run`.
+  void check_not_waited_for(std::uint64_t marker, std::uint64_t running) const;
+  void check_not_waited_for(const RunRecord& run, std::uint64_t running) const;
+  /// synchronize's marker was dropped unrun: the error naming why.
+  [[noreturn]] void throw_synchronize_failure(std::uint64_t marker) const;
+  /// True if task `id`, while live, cannot start before task `running` has finished.
+  bool waits_for_live(std::uint64_t id, std::uint64_t running) const;
+  /// Task `id`'s label, or its number once forgotten.
+  std::string label_of(std::uint64_t id) const;
+  /// Hands the run's completion to the completion lane soon: someone waits for it.
+  void watch_soon(RunRecord& run);
+  /// A host thread's write into a replica on `device` ended (file_read_tasks.cpp).
+  void host_write_ended(BufferStorage& storage, std::size_t device);
+
+  const ResolvedKernel& resolve(const KernelWork& kernel, std::size_t device);
+  PerformanceModel& performance_model() { return placement.model(); }
+  std::size_t device_memory(std::size_t device) const { return planner.capacity(device); }
+  std::vector<std::size_t> tasks_per_device() const;
+  bool traces() const { return recorder != nullptr; }
+  /// What the recorder has so far (executor_tracing.cpp); only when it traces.
+  Trace trace();
+
   Runtime& runtime;
-  ExecutorOptions options;
-  std::vector<Device*> devices;
+  const ExecutorOptions options;
+  const std::vector<Device*> devices;
+
+ private:
   /// Before the lanes: their queues tell it of every command while they live.
   std::unique_ptr<TraceRecorder> recorder;  ///< when the executor traces
   std::vector<DeviceLanes> lanes;
-  Coherence coherence;
-  Residency residency;
-  KernelResolver kernels;
-  std::uint64_t placing = 0;  ///< the task place() is placing
-  LayoutViews layouts;
-  LaunchCapture capture;
+  DevicePlanner planner;  ///< after the lanes: its parts use them
   std::vector<std::size_t> task_counts;
   bool tracks_load = false;  ///< some task was placed by load: lanes count what is in flight
 
-  std::mutex mutex;
+  mutable std::mutex mutex;
   std::condition_variable settled;  ///< `handed_off` fell to 0
   DependencyTracker tracker;  ///< edges across submissions since wait() last forgot
   /// Tasks with ids from `first_live` on; earlier ones are finished and
@@ -117,7 +155,6 @@ struct ExecutorState {
   /// waiting for their inputs, device tasks waiting for device memory.
   std::size_t handed_off = 0;
   std::vector<std::vector<std::uint64_t>> waiting_for_memory;  ///< per device
-  std::set<std::shared_ptr<BufferStorage>> buffers;  ///< replicas to bring home at the end
 
   Placement placement;  // records into its model from the completion lane's callbacks
   HostPool host_pool;
@@ -135,16 +172,8 @@ struct ExecutorState {
   template <class F>
   void for_each_dependency(const TaskState& state, F&& f) const;
 
-  /// A one-task call's task: its host function, moved out of the graph, and
-  /// whether it is synchronize's marker (which runs inline).
-  struct OneTask {
-    std::function<void()> function;
-    bool marker = false;
-  };
-  /// Submits a run of `graph`: ids, edges to earlier work (and to
-  /// `options.after`, for its entry tasks), ready tasks started.
-  std::shared_ptr<RunRecord> submit(std::shared_ptr<const GraphData> graph, const RunOptions& options,
-                                    std::optional<OneTask> one_task = std::nullopt);
+  std::shared_ptr<RunRecord> add_run(std::shared_ptr<const GraphData> graph, const RunOptions& options,
+                                     std::optional<OneTask> one_task);
   void add_task_states(RunRecord& run, const std::vector<TaskId>& after,
                        std::optional<OneTask> one_task);
   /// Counts each task's unreleased dependencies, in its graph and before it.
@@ -168,18 +197,18 @@ struct ExecutorState {
   void start(std::uint64_t id);
   /// Device tasks (device_tasks.cpp); false when it waits for memory.
   bool start_device_task(std::uint64_t id);
+  /// What planning decided, in a traced task's facts.
+  void describe_plan(TraceAttribution& facts, const DevicePlan& plan, SchedulingPolicy policy) const;
+  /// Task `id`'s commands are on `queue`, `done` its last.
+  void released_on_device(std::uint64_t id, std::size_t device, Queue& queue, SchedulingPolicy policy,
+                          std::shared_ptr<Event> done);
+  /// Placed on `device`, task `id` starts there once evicted memory is freed.
+  void wait_for_memory(std::uint64_t id, std::size_t device);
+  /// A task fitted on `device`: if it had reserved memory there, the others
+  /// waiting there try again.
+  void fitted_after_waiting(std::size_t device);
   std::size_t place(std::uint64_t id, SchedulingPolicy policy);
-  /// Task `id`'s kernel on device `d`, compiled on first use (traced as the
-  /// task's compile).
-  const ResolvedKernel& resolve(std::uint64_t id, const KernelWork& kernel, std::size_t d);
-  /// The events a task's command waits for: those of the device tasks it
-  /// depends on (host tasks among them are done). Its own queue runs in
-  /// order, so it need not wait for those on it; transfers into its
-  /// replicas wait for all of them.
-  struct Producers {
-    Coherence::Events all;
-    Coherence::Events waits;  ///< on other queues
-  };
+  /// The events a task's commands wait for, on `queue`.
   Producers producers_of(const TaskState& state, const Queue& queue) const;
   /// Every task `state` depends on has completed: a host task is done when
   /// its dependents start, a device task when its event has.
@@ -220,11 +249,10 @@ struct ExecutorState {
   /// After wait(): forgets finished tasks and runs, and frees the replicas of
   /// buffers only this executor still holds.
   void forget_finished();
-  /// A buffer's end of life in this executor, when wait() finds only the
-  /// executor holds it, or when the executor goes: its bytes brought home
-  /// if `bring_home` (the buffer outlives the executor), then the replicas
-  /// of its layout views and its own freed.
-  void end_of_life(BufferStorage& storage, bool bring_home);
+  /// The trace file and report ALLOY_TRACE, ALLOY_REPORT or the options ask
+  /// for (executor_tracing.cpp).
+  void write_trace_at_exit();
+
 };
 
 template <class F>
@@ -241,7 +269,6 @@ void ExecutorState::for_each_dependency(const TaskState& state, F&& f) const {
 /// want written when the executor goes.
 ExecutorOptions with_tracing_from_environment(ExecutorOptions options);
 std::unique_ptr<TraceRecorder> make_recorder(const ExecutorOptions& options, const std::vector<Device*>& devices);
-void write_trace_at_exit(ExecutorState& state);
 
 /// The host task this thread is running, if any: blocking calls made from
 /// one must not wait for it.

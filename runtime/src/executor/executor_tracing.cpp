@@ -73,10 +73,12 @@ std::unique_ptr<TraceRecorder> make_recorder(const ExecutorOptions& options, con
   return std::make_unique<TraceRecorder>(devices, std::max(1u, options.compute_lanes));
 }
 
-void write_trace_at_exit(ExecutorState& state) {
-  if (!state.recorder || (state.options.trace_file.empty() && !state.options.report)) return;
+Trace ExecutorState::trace() { return recorder->trace(); }
+
+void ExecutorState::write_trace_at_exit() {
+  if (!recorder || (options.trace_file.empty() && !options.report)) return;
   try {
-    write_trace_output(state.recorder->trace(), state.options.trace_file, state.options.report);
+    write_trace_output(recorder->trace(), options.trace_file, options.report);
   } catch (const std::exception& error) {
     log_warning(std::string("executor could not write its trace: ") + error.what());
   }
@@ -87,12 +89,12 @@ void write_trace_at_exit(ExecutorState& state) {
 namespace alloy {
 
 Trace Executor::trace() {
-  if (!state_->recorder) {
+  if (!state_->traces()) {
     throw Error("Executor::trace: this executor does not trace; make it with ExecutorOptions::trace = true "
                 "(or set ALLOY_TRACE=FILE or ALLOY_REPORT=1)");
   }
   wait();
-  return state_->recorder->trace();
+  return state_->trace();
 }
 
 }  // namespace alloy

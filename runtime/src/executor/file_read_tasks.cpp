@@ -24,12 +24,7 @@ class WriterHold {
       : executor_(executor), storage_(std::move(storage)), device_(device) {}
   WriterHold(const WriterHold&) = delete;
   WriterHold& operator=(const WriterHold&) = delete;
-  ~WriterHold() {
-    std::lock_guard lock(executor_.mutex);
-    if (state_of(*storage_).remove_host_writer(executor_.devices[device_])) {
-      executor_.retry_waiting_for_memory(device_);
-    }
-  }
+  ~WriterHold() { executor_.host_write_ended(*storage_, device_); }
 
  private:
   ExecutorState& executor_;
@@ -46,7 +41,6 @@ void ExecutorState::start_file_read(std::uint64_t id) {
   const Access& access = work.accesses.front();
   const std::shared_ptr<BufferStorage>& storage = access.slice.storage;
   const ByteRange range = access.slice.range;
-  buffers.insert(storage);
 
   // Borrowed memory has no replicas: it is read where it is.
   std::optional<std::size_t> direct_on;
@@ -63,17 +57,11 @@ void ExecutorState::start_file_read(std::uint64_t id) {
   }
 
   const std::size_t d = *direct_on;
-  if (!residency.make_resident(work.accesses, d, [&] { return label(id); }, id)) {
-    // Placed already: it starts on this device once evicted memory is freed.
-    waiting_for_memory[d].push_back(id);
-    ++handed_off;
+  if (!planner.plan(work, d, [] { return false; }, [&] { return label(id); }, id)) {
+    wait_for_memory(id, d);
     return;
   }
-  if (residency.take_reservation_ended(d)) {
-    const std::vector<std::uint64_t> waiting = std::exchange(waiting_for_memory[d], {});
-    for (std::uint64_t other : waiting) make_ready(other);
-    handed_off -= waiting.size();
-  }
+  fitted_after_waiting(d);
   Coherence::Events producers;
   for_each_dependency(state, [&](std::uint64_t before) {
     if (const auto& event = task(before).event) producers.push_back(event);
@@ -81,9 +69,7 @@ void ExecutorState::start_file_read(std::uint64_t id) {
   // The host thread waits for every command before it on the device's
   // queues too: it writes the replica behind their backs.
   Coherence::Events waits = producers;
-  DeviceBuffer* memory = &coherence.prepare_on_device(access, d, producers, waits);
-  coherence.written_on_device(access, d);
-  state_of(*storage).add_host_writer(devices[d]);
+  DeviceBuffer* memory = &planner.begin_host_write(access, d, producers, waits);
   // Only the function holds it: released on a thread without the lock.
   auto hold = std::make_shared<WriterHold>(*this, storage, d);
   std::erase_if(waits, [](const auto& event) { return event->is_complete(); });

@@ -15,13 +15,7 @@ void ExecutorState::start_host_task(std::uint64_t id) {
     if (const auto& event = task(before).event) producers.push_back(event);
   });
   std::vector<std::shared_ptr<Event>> waits = producers;
-  for (const Access& access : state.task->accesses) {
-    buffers.insert(access.slice.storage);
-    coherence.prepare_on_host(access, producers, waits);
-  }
-  for (const Access& access : state.task->accesses) {
-    if (writes(access.mode)) coherence.written_on_host(access);
-  }
+  planner.prepare_on_host(state.task->accesses, producers, waits);
   std::erase_if(waits, [](const auto& event) { return event->is_complete(); });
   if (state.task->on_host()) state.run->count_host_task();
   const bool runs_inline = state.runs_inline;
@@ -131,15 +125,7 @@ void check_not_waited_for_by_running_host_task(const RunRecord& run) {
   if (!running.executor) return;
   std::lock_guard link(run.link->mutex);
   if (running.executor != run.link->executor) return;
-  ExecutorState& executor = *run.link->executor;
-  std::lock_guard lock(executor.mutex);
-  for (std::uint64_t id = run.first; id < run.first + run.size(); ++id) {
-    if (executor.live(id) && executor.waits_for(id, running.id)) {
-      throw Error("Run::wait called from " + executor.label(running.id) +
-                  " would wait for that task itself: the run has tasks after it; wait from "
-                  "outside the executor's tasks, or declare what the task needs among its accesses");
-    }
-  }
+  running.executor->check_not_waited_for(run, running.id);
 }
 
 }  // namespace alloy::detail

@@ -18,7 +18,7 @@
 
 namespace alloy::detail {
 
-struct ExecutorState;
+class ExecutorState;
 
 struct RunRecord : std::enable_shared_from_this<RunRecord> {
   // Set at submission, then only read.

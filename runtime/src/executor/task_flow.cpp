@@ -42,20 +42,12 @@ std::vector<DeviceLanes> lanes_for(const std::vector<Device*>& devices, const Ex
   return lanes;
 }
 
-std::size_t memory_limit(const ExecutorOptions& options) {
-  if (options.device_memory_limit != 0) return options.device_memory_limit;
-  return device_memory_limit_from_environment().value_or(0);
-}
-
 }  // namespace
 
 void watch_soon(RunRecord& run) {
   std::lock_guard link(run.link->mutex);
-  ExecutorState* executor = run.link->executor;
-  if (!executor) return;  // gone, after finishing every run
-  std::lock_guard lock(executor->mutex);
-  run.asked = true;  // if not released yet, watched as soon as it is
-  executor->watch_unwatched();
+  // Gone, after finishing every run, if null.
+  if (ExecutorState* executor = run.link->executor) executor->watch_soon(run);
 }
 
 RunningHostTask& running_host_task() {
@@ -69,11 +61,7 @@ ExecutorState::ExecutorState(Runtime& runtime_in, ExecutorOptions options_in)
       devices(chosen_devices(runtime, options)),
       recorder(make_recorder(options, devices)),
       lanes(lanes_for(devices, options)),
-      coherence(devices, lanes),
-      residency(devices, memory_limit(options), coherence),
-      kernels(runtime),
-      layouts(runtime, devices, coherence),
-      capture(options.capture, options.capture_directory, 0),
+      planner(runtime, devices, lanes, options),
       task_counts(devices.size(), 0),
       waiting_for_memory(devices.size()),
       placement(options, devices.size(), completions),
@@ -81,6 +69,9 @@ ExecutorState::ExecutorState(Runtime& runtime_in, ExecutorOptions options_in)
   link->executor = this;
   if (recorder) {
     for (std::size_t d = 0; d < devices.size(); ++d) recorder->observe(d, lanes[d]);
+    planner.observe_compiles([this](const std::string& kernel, std::size_t device, auto started, auto ended) {
+      recorder->compile_for_current_task(kernel, devices[device]->label(), started, ended);
+    });
   }
   // A tuned kernel's profile says how long it takes on a device before the
   // executor has measured it, as its resolved configuration there has it:
@@ -90,7 +81,7 @@ ExecutorState::ExecutorState(Runtime& runtime_in, ExecutorOptions options_in)
     const KernelWork& kernel = *task.kernel();
     if (!std::holds_alternative<TunedKernelCall>(kernel.program)) return std::nullopt;
     try {
-      const ResolvedKernel& resolved = resolve(placing, kernel, device);
+      const ResolvedKernel& resolved = planner.resolve(kernel, device);
       return resolved.tuned->seconds_here();
     } catch (const Error&) {
       return std::nullopt;  // its launch there reports why, should it go there
@@ -105,7 +96,7 @@ std::string ExecutorState::label(std::uint64_t id) const {
   return task_label(state.in_graph, state.task->options.name, state.task->kind_name(), run.number);
 }
 
-std::shared_ptr<RunRecord> ExecutorState::submit(std::shared_ptr<const GraphData> graph,
+std::shared_ptr<RunRecord> ExecutorState::add_run(std::shared_ptr<const GraphData> graph,
                                                  const RunOptions& run_options,
                                                  std::optional<OneTask> one_task) {
   const std::vector<TaskId>& after = run_options.after;
@@ -343,26 +334,7 @@ void ExecutorState::forget_finished() {
   for (const auto& run : runs) run->graph.reset();
   runs.clear();
   tracker = DependencyTracker();
-  // Buffers keep their state; those only this executor still holds give
-  // their memory back.
-  for (auto it = buffers.begin(); it != buffers.end();) {
-    if (it->use_count() > 1) {
-      ++it;
-      continue;
-    }
-    try {
-      end_of_life(**it, false);
-    } catch (const Error& error) {
-      log_warning(std::string("executor could not free a dropped buffer's replicas: ") + error.what());
-    }
-    it = buffers.erase(it);
-  }
-}
-
-void ExecutorState::end_of_life(BufferStorage& storage, bool bring_home) {
-  if (bring_home) coherence.bring_home(storage);
-  layouts.forget(storage, [&](BufferStorage& view) { residency.forget(view); });
-  residency.forget(storage);
+  planner.forget_dropped_buffers();
 }
 
 }  // namespace alloy::detail

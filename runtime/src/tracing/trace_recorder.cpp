@@ -111,6 +111,24 @@ TraceRecorder::Scope::~Scope() {
   if (recorder_ != nullptr) current_scope = outer_;
 }
 
+void TraceRecorder::next_command_is_the_tasks_own() {
+  if (current_scope != nullptr) current_scope->own_next_ = true;
+}
+
+void TraceRecorder::compile_for_current_task(const std::string& kernel, const std::string& device,
+                                             std::chrono::steady_clock::time_point started,
+                                             std::chrono::steady_clock::time_point ended) {
+  if (current_scope == nullptr || current_scope->recorder_ != this) return;
+  TraceAttribution facts;
+  {
+    // Once the scope recorded a command, its facts live in tasks_.
+    std::lock_guard lock(mutex_);
+    const Scope& scope = *current_scope;
+    facts = scope.index_ == no_task ? scope.attribution_ : tasks_[scope.index_];
+  }
+  compile(std::move(facts), kernel, device, started, ended);
+}
+
 std::uint64_t TraceRecorder::since_start(std::chrono::steady_clock::time_point time) const {
   return time <= origin_ ? 0 : static_cast<std::uint64_t>((time - origin_).count());
 }

@@ -53,14 +53,16 @@ class TraceRecorder {
   void observe(std::size_t device, DeviceLanes& lanes);
 
   /// While it lives, commands this thread submits belong to the task; the
-  /// one submitted after own_command_next() is the task's own.
+  /// one submitted after next_command_is_the_tasks_own() is the task's own.
   class Scope {
    public:
     Scope(TraceRecorder* recorder, TraceAttribution attribution);  ///< nullptr: records nothing
     ~Scope();
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
-    void own_command_next() { own_next_ = true; }
+    /// Its facts, until its first command is recorded: what planning
+    /// learns (policy, prediction, configuration) is added here.
+    TraceAttribution& facts() { return attribution_; }
 
    private:
     friend class TraceRecorder;
@@ -81,6 +83,14 @@ class TraceRecorder {
   /// not overlap.
   void async_task(TraceAttribution attribution, std::chrono::steady_clock::time_point started,
                   std::chrono::steady_clock::time_point ended);
+  /// Marks the next command this thread submits as its scope's task's own
+  /// (not one it needed); nothing outside a scope.
+  static void next_command_is_the_tasks_own();
+  /// A compile (as compile() records it) for the task of this thread's
+  /// scope; nothing outside one.
+  void compile_for_current_task(const std::string& kernel, const std::string& device,
+                                std::chrono::steady_clock::time_point started,
+                                std::chrono::steady_clock::time_point ended);
   /// Preparing `kernel` for `device` before its first launch there (task
   /// `attribution`'s): a compile, or a read from the compile cache.
   void compile(TraceAttribution attribution, const std::string& kernel, const std::string& device,
