@@ -26,7 +26,7 @@ cl::NDRange to_ndrange(const Extent& extent) {
 
 }  // namespace
 
-OpenCLEvent::OpenCLEvent(cl::Event event, std::string device_label, std::string command)
+OpenCLEvent::OpenCLEvent(cl::Event event, std::shared_ptr<const std::string> device_label, std::string command)
     : event_(std::move(event)), device_label_(std::move(device_label)), command_(std::move(command)) {}
 
 void OpenCLEvent::wait() {
@@ -42,13 +42,13 @@ void OpenCLEvent::wait() {
   // A failed command reports its own error code as a negative execution status.
   event_.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &execution_status);
   check(execution_status < 0 ? execution_status : status, "clWaitForEvents(" + command_ + ")",
-        device_label_);
+        *device_label_);
 }
 
 bool OpenCLEvent::is_complete() const {
   cl_int execution_status = CL_QUEUED;
   check(event_.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &execution_status),
-        "clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)", device_label_);
+        "clGetEventInfo(CL_EVENT_COMMAND_EXECUTION_STATUS)", *device_label_);
   return execution_status == CL_COMPLETE || execution_status < 0;
 }
 
@@ -67,11 +67,11 @@ bool OpenCLEvent::on_complete(std::function<void()> callback) {
   // would never come.
   cl::CommandQueue queue;
   if (event_.getInfo(CL_EVENT_COMMAND_QUEUE, &queue) == CL_SUCCESS && queue() != nullptr) {
-    check(queue.flush(), "clFlush", device_label_);
+    check(queue.flush(), "clFlush", *device_label_);
   }
   auto held = std::make_unique<std::function<void()>>(std::move(callback));
-  check(event_.setCallback(CL_COMPLETE, &run_completion_callback, held.get()),
-        "clSetEventCallback(" + command_ + ")", device_label_);
+  const cl_int status = event_.setCallback(CL_COMPLETE, &run_completion_callback, held.get());
+  if (status != CL_SUCCESS) check(status, "clSetEventCallback(" + command_ + ")", *device_label_);
   held.release();  // run_completion_callback frees it
   return true;
 }
@@ -81,8 +81,8 @@ EventTiming OpenCLEvent::timing() {
   EventTiming timing;
   const auto read = [&](cl_profiling_info what, const char* name, std::uint64_t& into) {
     cl_ulong value = 0;
-    check(event_.getProfilingInfo(what, &value), std::string("clGetEventProfilingInfo(") + name + ")",
-          device_label_);
+    const cl_int status = event_.getProfilingInfo(what, &value);
+    if (status != CL_SUCCESS) check(status, std::string("clGetEventProfilingInfo(") + name + ")", *device_label_);
     into = value;
   };
   read(CL_PROFILING_COMMAND_QUEUED, "CL_PROFILING_COMMAND_QUEUED", timing.queued_ns);
@@ -91,11 +91,12 @@ EventTiming OpenCLEvent::timing() {
   return timing;
 }
 
-OpenCLQueue::OpenCLQueue(OpenCLDevice& device) : Queue(device), label_(device.label()) {
+OpenCLQueue::OpenCLQueue(OpenCLDevice& device)
+    : Queue(device), label_(std::make_shared<const std::string>(device.label())) {
   cl_int status = CL_SUCCESS;
   queue_ = cl::CommandQueue(device.context(), device.cl_device(), CL_QUEUE_PROFILING_ENABLE,
                             &status);
-  check(status, "clCreateCommandQueue", label_);
+  check(status, "clCreateCommandQueue", *label_);
 }
 
 std::shared_ptr<Event> OpenCLQueue::wrap(cl::Event event, std::string command) {
@@ -106,7 +107,7 @@ std::shared_ptr<Event> OpenCLQueue::do_write(DeviceBuffer& dst, std::size_t dst_
                                              const void* src, std::size_t bytes) {
   cl::Event event;
   check(queue_.enqueueWriteBuffer(cl_buffer(dst), CL_FALSE, dst_offset, bytes, src, nullptr, &event),
-        "clEnqueueWriteBuffer", label_);
+        "clEnqueueWriteBuffer", *label_);
   return wrap(std::move(event), "write");
 }
 
@@ -114,7 +115,7 @@ std::shared_ptr<Event> OpenCLQueue::do_read(const DeviceBuffer& src, std::size_t
                                             void* dst, std::size_t bytes) {
   cl::Event event;
   check(queue_.enqueueReadBuffer(cl_buffer(src), CL_FALSE, src_offset, bytes, dst, nullptr, &event),
-        "clEnqueueReadBuffer", label_);
+        "clEnqueueReadBuffer", *label_);
   return wrap(std::move(event), "read");
 }
 
@@ -124,7 +125,7 @@ std::shared_ptr<Event> OpenCLQueue::do_copy(const DeviceBuffer& src, std::size_t
   cl::Event event;
   check(queue_.enqueueCopyBuffer(cl_buffer(src), cl_buffer(dst), src_offset, dst_offset, bytes,
                                  nullptr, &event),
-        "clEnqueueCopyBuffer", label_);
+        "clEnqueueCopyBuffer", *label_);
   return wrap(std::move(event), "copy");
 }
 
@@ -134,7 +135,7 @@ std::shared_ptr<Event> OpenCLQueue::do_fill(DeviceBuffer& dst, std::size_t offse
   cl_event event = nullptr;
   check(clEnqueueFillBuffer(queue_(), cl_buffer(dst)(), pattern, pattern_bytes, offset, bytes, 0,
                             nullptr, &event),
-        "clEnqueueFillBuffer", label_);
+        "clEnqueueFillBuffer", *label_);
   return wrap(cl::Event(event), "fill");
 }
 
@@ -148,14 +149,16 @@ std::shared_ptr<Event> OpenCLQueue::do_launch(const Kernel& kernel, const Launch
         arg.kind == KernelArg::Kind::buffer
             ? clSetKernelArg(cl_kernel.kernel()(), i, sizeof(cl_mem), &cl_buffer(*arg.buffer)())
             : clSetKernelArg(cl_kernel.kernel()(), i, arg.scalar_bytes(), arg.value.data());
-    check(status, "clSetKernelArg(" + kernel.name() + ", argument " + std::to_string(i) + ")",
-          label_);
+    // The call's description is put together only for an error.
+    if (status != CL_SUCCESS) {
+      check(status, "clSetKernelArg(" + kernel.name() + ", argument " + std::to_string(i) + ")", *label_);
+    }
   }
   cl::Event event;
   const cl::NDRange local = range.local ? to_ndrange(*range.local) : cl::NullRange;
-  check(queue_.enqueueNDRangeKernel(cl_kernel.kernel(), cl::NullRange, to_ndrange(range.global),
-                                    local, nullptr, &event),
-        "clEnqueueNDRangeKernel(" + kernel.name() + ")", label_);
+  const cl_int status = queue_.enqueueNDRangeKernel(cl_kernel.kernel(), cl::NullRange, to_ndrange(range.global),
+                                                    local, nullptr, &event);
+  if (status != CL_SUCCESS) check(status, "clEnqueueNDRangeKernel(" + kernel.name() + ")", *label_);
   return wrap(std::move(event), kernel.name());
 }
 
@@ -170,9 +173,9 @@ void OpenCLQueue::do_wait_for(Event& event) {
   }
   const std::vector<cl::Event> wait_list{cl_event->event()};
   check(queue_.enqueueBarrierWithWaitList(&wait_list, nullptr), "clEnqueueBarrierWithWaitList",
-        label_);
+        *label_);
 }
 
-void OpenCLQueue::do_finish() { check(queue_.finish(), "clFinish", label_); }
+void OpenCLQueue::do_finish() { check(queue_.finish(), "clFinish", *label_); }
 
 }  // namespace alloy::opencl

@@ -10,7 +10,8 @@ class OpenCLDevice;
 
 class OpenCLEvent final : public Event {
  public:
-  OpenCLEvent(cl::Event event, std::string device_label, std::string command);
+  /// `device_label`: the queue's, shared rather than copied per command.
+  OpenCLEvent(cl::Event event, std::shared_ptr<const std::string> device_label, std::string command);
 
   void wait() override;
   bool is_complete() const override;
@@ -21,7 +22,7 @@ class OpenCLEvent final : public Event {
 
  private:
   cl::Event event_;
-  std::string device_label_;
+  std::shared_ptr<const std::string> device_label_;
   std::string command_;
 };
 
@@ -47,7 +48,7 @@ class OpenCLQueue final : public Queue {
   std::shared_ptr<Event> wrap(cl::Event event, std::string command);
 
   cl::CommandQueue queue_;
-  std::string label_;
+  std::shared_ptr<const std::string> label_;  ///< the device's, for errors
 };
 
 }  // namespace alloy::opencl

@@ -137,7 +137,7 @@ class Executor {
 
   /// One-task calls: as Graph's (which throw what these throw), submitted
   /// at once; TaskOptions::after names ids from earlier Runs.
-  Run kernel(ProgramSource source, std::string kernel_name, LaunchRange range,
+  Run kernel(const ProgramSource& source, std::string kernel_name, LaunchRange range,
              std::vector<TaskArg> args, TaskOptions options = {});
   Run kernel(const TunableKernel& kernel, Extent problem, std::vector<TaskArg> args,
              TaskOptions options = {});

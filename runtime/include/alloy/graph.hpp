@@ -99,8 +99,10 @@ class Graph {
   // naming a task not in the graph yet. Compile errors are not found here:
   // they are the task's failure when it runs.
 
-  /// `kernel_name` from `source`, launched over `range`.
-  TaskId kernel(ProgramSource source, std::string kernel_name, LaunchRange range,
+  /// `kernel_name` from `source`, launched over `range`. The graph shares
+  /// one copy of each program among its kernels, and the program a thread
+  /// used lately is shared rather than copied again.
+  TaskId kernel(const ProgramSource& source, std::string kernel_name, LaunchRange range,
                 std::vector<TaskArg> args, TaskOptions options = {});
   /// A tunable kernel for `problem`: on whichever device the task lands, it
   /// runs with the configuration that device's tuning profile chose (see

@@ -45,11 +45,11 @@ Run Executor::submit_only_task(Graph one, std::vector<TaskId> after, bool marker
                             std::move(one_task)));
 }
 
-Run Executor::kernel(ProgramSource source, std::string kernel_name, LaunchRange range,
+Run Executor::kernel(const ProgramSource& source, std::string kernel_name, LaunchRange range,
                      std::vector<TaskArg> args, TaskOptions options) {
   std::vector<TaskId> after = std::exchange(options.after, {});
   Graph one;
-  one.kernel(std::move(source), std::move(kernel_name), range, std::move(args), std::move(options));
+  one.kernel(source, std::move(kernel_name), range, std::move(args), std::move(options));
   return submit_only_task(std::move(one), std::move(after));
 }
 

@@ -2,6 +2,7 @@
 #include "alloy/graph.hpp"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <iterator>
 #include <string_view>
@@ -42,7 +43,6 @@ void add_arguments(detail::KernelWork& kernel, std::vector<Access>& accesses,
   }
 }
 
-/// The shared copy of `source`, made (and hashed) once per distinct program.
 /// Mixes `value` into `hash`.
 std::uint64_t combined(std::uint64_t hash, std::uint64_t value) { return (hash ^ value) * 0x9e3779b97f4a7c15ull; }
 
@@ -55,17 +55,27 @@ std::uint64_t program_identity(const ProgramSource& source) {
   return combined(combined(hash(source.source), hash(source.options)), hash(source.name));
 }
 
-const detail::GraphData::SharedSource& share(detail::GraphData& graph, ProgramSource source) {
+bool same_program(const ProgramSource& a, const ProgramSource& b) {
+  return a.source == b.source && a.options == b.options && a.name == b.name;
+}
+
+/// The shared copy of `source` the graph's kernels use, made (and hashed)
+/// once per distinct program. A thread keeps the last few it made: a
+/// program used call after call (one-task calls, a graph built per step)
+/// is then compared, not copied and hashed again.
+const detail::GraphData::SharedSource& share(detail::GraphData& graph, const ProgramSource& source) {
   for (const auto& known : graph.sources) {
-    const ProgramSource& program = *known.source;
-    if (program.source == source.source && program.options == source.options &&
-        program.name == source.name) {
-      return known;
-    }
+    if (same_program(*known.source, source)) return known;
   }
-  const std::uint64_t hash = program_identity(source);
-  return graph.sources.emplace_back(
-      detail::GraphData::SharedSource{std::make_shared<const ProgramSource>(std::move(source)), hash});
+  constexpr std::size_t kept = 4;
+  thread_local std::array<detail::GraphData::SharedSource, kept> recent;
+  thread_local std::size_t next = 0;
+  for (const auto& known : recent) {
+    if (known.source && same_program(*known.source, source)) return graph.sources.emplace_back(known);
+  }
+  detail::GraphData::SharedSource made{std::make_shared<const ProgramSource>(source), program_identity(source)};
+  recent[next++ % kept] = made;
+  return graph.sources.emplace_back(std::move(made));
 }
 
 /// The shared copy of `tunable`, found by content: two objects at one
@@ -204,10 +214,10 @@ TaskId Graph::add(Work work, TaskOptions options, std::vector<Access> accesses) 
   return id;
 }
 
-TaskId Graph::kernel(ProgramSource source, std::string kernel_name, LaunchRange range,
+TaskId Graph::kernel(const ProgramSource& source, std::string kernel_name, LaunchRange range,
                      std::vector<TaskArg> args, TaskOptions options) {
   if (options.name.empty()) options.name = kernel_name;
-  const detail::GraphData::SharedSource& shared = share(writable(), std::move(source));
+  const detail::GraphData::SharedSource& shared = share(writable(), source);
   const std::uint64_t key = combined(shared.hash, std::hash<std::string_view>()(kernel_name));
   detail::KernelWork kernel{detail::FixedKernel{shared.source, range}, std::move(kernel_name), {}, key};
   std::vector<Access> accesses;
