@@ -30,6 +30,10 @@ TraceKind kind_of(SubmittedCommand::Type type) {
 /// Commands whose events are kept before the oldest are read and let go:
 /// by then those have long completed, so reading them rarely waits.
 constexpr std::size_t most_events_kept = 2048;
+/// Past that, how many commands go by between harvests: each asks the
+/// backend about an event its own threads may be updating that moment (a
+/// lock both take), so not on every command.
+constexpr std::size_t commands_between_harvests = 256;
 
 std::uint64_t work_groups(const LaunchRange& range) {
   if (!range.local) return 0;
@@ -155,7 +159,15 @@ void TraceRecorder::submitted(std::size_t device, std::uint32_t lane, const Subm
   std::lock_guard lock(mutex_);
   if (scope != nullptr) recorded.task = task_index(*scope);
   commands_.push_back(std::move(recorded));
-  if (commands_.size() - harvested_ >= most_events_kept) harvest_completed();
+  if (commands_.size() - harvested_ >= most_events_kept && commands_.size() >= next_harvest_) {
+    harvest_completed();
+    next_harvest_ = commands_.size() + commands_between_harvests;
+  }
+}
+
+void TraceRecorder::harvest() {
+  std::lock_guard lock(mutex_);
+  harvest_completed();
 }
 
 void TraceRecorder::harvest_completed() {

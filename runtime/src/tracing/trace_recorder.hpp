@@ -99,6 +99,10 @@ class TraceRecorder {
   /// Everything recorded so far, on the host's clock; waits for the
   /// commands still running. Commands that failed are left out.
   Trace trace();
+  /// Reads the times of the commands completed so far and lets go of their
+  /// events: best when the devices are idle (after the executor's wait), as
+  /// the backend's threads then take none of the locks these reads take.
+  void harvest();
 
  private:
   class LaneObserver;
@@ -145,6 +149,7 @@ class TraceRecorder {
   RecordLog<TraceAttribution> tasks_;  ///< appended while trace() reads those before
   RecordLog<Command> commands_;
   std::size_t harvested_ = 0;  ///< commands_ before it have no event left
+  std::size_t next_harvest_ = 0;  ///< no harvest on a command before commands_ reach it
   bool reading_now_ = false;   ///< trace() reads times outside mutex_: no harvest meanwhile
   RecordLog<HostTask> host_tasks_;
   std::map<std::thread::id, std::uint32_t> host_lane_of_;
