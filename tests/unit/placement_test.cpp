@@ -24,10 +24,8 @@ std::vector<int> place(int tasks, std::vector<std::optional<double>> tuned) {
   }
   const detail::Task task = kernel_task(7);
   std::vector<int> counts(2, 0);
-  for (int t = 0; t < tasks; ++t) {
-    ++counts[placement.choose(task, SchedulingPolicy::earliest_finish_time,
-                              [](std::size_t) { return detail::DeviceLoad{}; })];
-  }
+  const std::vector<detail::DeviceLoad> idle(2);
+  for (int t = 0; t < tasks; ++t) ++counts[placement.choose(task, SchedulingPolicy::earliest_finish_time, idle)];
   return counts;
 }
 

@@ -38,12 +38,15 @@ TraceAttribution ExecutorState::attribution(std::uint64_t id) const {
 
 std::size_t ExecutorState::place(std::uint64_t id, SchedulingPolicy policy) {
   const Task& work = *task(id).task;
-  return placement.choose(work, policy, [&](std::size_t device) {
-    DeviceLoad load;
-    load.in_flight = lanes[device].in_flight();
-    if (policy == SchedulingPolicy::earliest_finish_time) load.missing_bytes = planner.missing_bytes(work, device);
-    return load;
-  });
+  std::vector<DeviceLoad> loads;
+  if (placement.reads_loads(work, policy)) {
+    for (std::size_t device = 0; device < devices.size(); ++device) {
+      DeviceLoad& load = loads.emplace_back();
+      load.in_flight = lanes[device].in_flight();
+      if (policy == SchedulingPolicy::earliest_finish_time) load.missing_bytes = planner.missing_bytes(work, device);
+    }
+  }
+  return placement.choose(work, policy, loads);
 }
 
 bool ExecutorState::dependencies_complete(const TaskState& state) const {

@@ -40,8 +40,13 @@ std::optional<double> Placement::estimate(const Task& task, std::size_t device) 
   return static_cast<double>(bytes) / model_.bytes_per_second(device);
 }
 
-std::size_t Placement::choose(const Task& task, SchedulingPolicy policy,
-                              const std::function<DeviceLoad(std::size_t)>& load) {
+bool Placement::reads_loads(const Task& task, SchedulingPolicy policy) const {
+  if (task.options.device) return false;
+  return policy == SchedulingPolicy::earliest_finish_time ||
+         (policy == SchedulingPolicy::least_loaded && !deterministic_);
+}
+
+std::size_t Placement::choose(const Task& task, SchedulingPolicy policy, std::span<const DeviceLoad> loads) {
   std::size_t chosen = 0;
   if (task.options.device) {
     if (*task.options.device >= device_count_) {
@@ -50,11 +55,11 @@ std::size_t Placement::choose(const Task& task, SchedulingPolicy policy,
     }
     chosen = *task.options.device;
   } else if (policy == SchedulingPolicy::earliest_finish_time) {
-    return earliest_finish(task, load);
+    return earliest_finish(task, loads);
   } else if (policy == SchedulingPolicy::least_loaded) {
     std::size_t best_load = 0;
     for (std::size_t d = 0; d < device_count_; ++d) {
-      const std::size_t busy = deterministic_ ? assigned_[d] : load(d).in_flight;
+      const std::size_t busy = deterministic_ ? assigned_[d] : loads[d].in_flight;
       if (d == 0 || busy < best_load) {
         best_load = busy;
         chosen = d;
@@ -67,14 +72,11 @@ std::size_t Placement::choose(const Task& task, SchedulingPolicy policy,
   return chosen;
 }
 
-std::size_t Placement::earliest_finish(const Task& task,
-                                       const std::function<DeviceLoad(std::size_t)>& load) {
-  std::vector<DeviceLoad> loads;
+std::size_t Placement::earliest_finish(const Task& task, std::span<const DeviceLoad> loads) {
   std::vector<std::optional<double>> seconds;
   double measured_sum = 0;
   std::size_t measured = 0;
   for (std::size_t d = 0; d < device_count_; ++d) {
-    loads.push_back(load(d));
     seconds.push_back(estimate(task, d));
     if (seconds.back()) {
       measured_sum += *seconds.back();

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -51,9 +52,10 @@ class Placement {
 
   /// The task's own policy, else its run's, else the executor's.
   SchedulingPolicy policy_for(const Task& task, std::optional<SchedulingPolicy> run_policy) const;
-  /// `load(d)` describes device d for this task.
-  std::size_t choose(const Task& task, SchedulingPolicy policy,
-                     const std::function<DeviceLoad(std::size_t)>& load);
+  /// Whether choose() reads the devices' loads for this task (else it takes none).
+  bool reads_loads(const Task& task, SchedulingPolicy policy) const;
+  /// `loads[d]` describes device d for this task, where reads_loads().
+  std::size_t choose(const Task& task, SchedulingPolicy policy, std::span<const DeviceLoad> loads);
   /// Seconds the task is predicted to take on the device; nullopt if unknown.
   std::optional<double> estimate(const Task& task, std::size_t device) const;
 
@@ -75,7 +77,7 @@ class Placement {
   void set_tuned_times(TunedTimes tuned_times) { tuned_times_ = std::move(tuned_times); }
 
  private:
-  std::size_t earliest_finish(const Task& task, const std::function<DeviceLoad(std::size_t)>& load);
+  std::size_t earliest_finish(const Task& task, std::span<const DeviceLoad> loads);
   double now() const;
 
   SchedulingPolicy policy_;

@@ -116,6 +116,7 @@ std::shared_ptr<RunRecord> ExecutorState::add_run(std::shared_ptr<const GraphDat
   run->timed = run_options.timed;
   run->link = link;
   run->tasks_per_device.assign(devices.size(), 0);
+  run->device_commands.reserve(run->size());  // one allocation, not one per doubling
   run->unreleased = run->size();
   runs.push_back(run);
   add_task_states(*run, after, std::move(one_task));
