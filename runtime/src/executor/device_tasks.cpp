@@ -87,7 +87,7 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
     return false;
   }
   fitted_after_waiting(d);
-  if (recorder) describe_plan(traced.facts(), *plan, policy);
+  if (recorder) describe_plan(traced, *plan, policy);
 
   const Lane kind = DevicePlanner::lane_of(work);
   Queue& queue = lanes[d].queue(kind);
@@ -111,14 +111,18 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
   return true;
 }
 
-void ExecutorState::describe_plan(TraceAttribution& facts, const DevicePlan& plan, SchedulingPolicy policy) const {
+void ExecutorState::describe_plan(TraceRecorder::Scope& traced, const DevicePlan& plan,
+                                  SchedulingPolicy policy) const {
   const Task& work = *plan.task;
-  facts.policy = policy_name(work, policy);
-  facts.predicted_seconds = placement.estimate(work, plan.device);
-  if (plan.resolved && plan.resolved->tuned) {
-    facts.configuration = plan.resolved->tuned->described;
-    facts.profile_match = to_string(plan.resolved->tuned->choice.match).data();  // a literal
-  }
+  const std::optional<double> predicted = placement.estimate(work, plan.device);
+  traced.describe([&](TraceAttribution& facts) {
+    facts.policy = policy_name(work, policy);
+    facts.predicted_seconds = predicted;
+    if (plan.resolved && plan.resolved->tuned) {
+      facts.configuration = plan.resolved->tuned->described;
+      facts.profile_match = to_string(plan.resolved->tuned->choice.match).data();  // a literal
+    }
+  });
 }
 
 void ExecutorState::released_on_device(std::uint64_t id, std::size_t device, Queue& queue, SchedulingPolicy policy,

@@ -198,7 +198,7 @@ class ExecutorState {
   /// Device tasks (device_tasks.cpp); false when it waits for memory.
   bool start_device_task(std::uint64_t id);
   /// What planning decided, in a traced task's facts.
-  void describe_plan(TraceAttribution& facts, const DevicePlan& plan, SchedulingPolicy policy) const;
+  void describe_plan(TraceRecorder::Scope& traced, const DevicePlan& plan, SchedulingPolicy policy) const;
   /// Task `id`'s commands are on `queue`, `done` its last.
   void released_on_device(std::uint64_t id, std::size_t device, Queue& queue, SchedulingPolicy policy,
                           std::shared_ptr<Event> done);

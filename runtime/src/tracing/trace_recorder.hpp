@@ -60,9 +60,18 @@ class TraceRecorder {
     ~Scope();
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
-    /// Its facts, until its first command is recorded: what planning
-    /// learns (policy, prediction, configuration) is added here.
-    TraceAttribution& facts() { return attribution_; }
+    /// Adds what is learnt after the scope opened (policy, prediction,
+    /// configuration) to its facts, kept already or not: `edit(facts)`.
+    template <class Edit>
+    void describe(Edit&& edit) {
+      if (recorder_ == nullptr) return;
+      if (index_ == no_task) {
+        edit(attribution_);
+        return;
+      }
+      std::lock_guard lock(recorder_->mutex_);  // trace() may be reading them
+      edit(recorder_->tasks_[index_]);
+    }
 
    private:
     friend class TraceRecorder;
