@@ -73,7 +73,9 @@ void HostPool::work_loop() {
   std::unique_lock lock(mutex_);
   for (;;) {
     const auto has_work = [&] { return (!queue_.empty() && running_ < limit_) || stopping_; };
-    if (!work_ready_.wait_for(lock, idle_exit_, has_work)) {
+    // Checked first: wait_for reads the clock for its deadline even when the
+    // work is there, and a busy worker passes here once per task.
+    if (!has_work() && !work_ready_.wait_for(lock, idle_exit_, has_work)) {
       // Idle for long enough: the thread goes, and the next one that starts
       // (or the destructor) joins it.
       auto self = threads_.find(std::this_thread::get_id());
