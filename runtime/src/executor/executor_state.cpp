@@ -34,6 +34,9 @@ void ExecutorState::wait() {
   // Forget finished work unless more arrived meanwhile.
   if (next_id() == end && handed_off == 0 && first_live != end) forget_finished();
   lock.unlock();
+  // The commands waited for are complete and the devices idle: their times
+  // are read now, outside the executor's lock, rather than during later runs.
+  if (recorder) recorder->harvest();
   report_failures(failures, "wait");
 }
 

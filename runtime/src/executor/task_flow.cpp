@@ -330,7 +330,6 @@ void ExecutorState::watch_completion(std::vector<std::shared_ptr<RunRecord>> bat
 
 void ExecutorState::forget_finished() {
   for (auto& lane : lanes) lane.all_complete();
-  if (recorder) recorder->harvest();  // every command is complete, the devices idle
   first_live = next_id();
   tasks.clear();
   for (const auto& run : runs) run->graph.reset();

@@ -26,7 +26,8 @@ ConfiguredKernel configure(Device& device, const TunableKernel& kernel, const Co
   if (allowed != 0 && group_size > allowed) {
     throw WorkGroupTooLarge(kernel.name + " on " + device.label() + ": configuration " +
                             describe(kernel, configuration) + " needs work-groups of " + std::to_string(group_size) +
-                            "; the compiled kernel allows " + std::to_string(allowed));
+                            "; the compiled kernel allows " + std::to_string(allowed) +
+                            ": choose a configuration with smaller work-groups, or tune this device again");
   }
   return configured;
 }
