@@ -4,8 +4,6 @@
 // (docs/emulated.md). Made only when ALLOY_EMULATED_DEVICES asks for them.
 #include <cstdlib>
 #include <memory>
-#include <system_error>
-#include <thread>
 
 #include "emulated_api.hpp"
 #include "emulated_driver.hpp"
@@ -78,12 +76,8 @@ Status destroy_stream(Handle handle) {
   };
   if (model()->flavor == Flavor::cuda) {
     // cuStreamDestroy returns at once; the stream is released once its work
-    // is done. Where no thread can be started, waiting here is still right.
-    try {
-      std::thread(retire).detach();
-    } catch (const std::system_error&) {
-      retire();
-    }
+    // is done.
+    driver().releases.post(retire);
   } else {
     retire();  // hipStreamDestroy may wait for the stream's work, and this one does
   }

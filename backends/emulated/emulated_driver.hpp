@@ -78,6 +78,8 @@ struct Driver {
   /// Streams with work that may still touch memory, including destroyed
   /// ones still finishing theirs (CUDA's cuStreamDestroy returns at once).
   std::map<const Stream*, std::shared_ptr<Stream>> streams;
+  /// Where destroyed streams finish their work and are let go.
+  ReleaseThread releases;
   DevicePointer next_fake_address = DevicePointer{1} << 40;  // data=0: addresses only
 };
 
