@@ -17,7 +17,7 @@ KERNEL void write_ids(const ulong n, GLOBAL uint* out) {
   const size_t i = get_global_id(0);
   if (i < n) atomic_add_uint(&out[i], (uint)i + 1u);
 }
-)"};
+)", ""};
 
 std::vector<std::uint32_t> ids_after_launch(Device& device, Queue& queue, std::size_t n, EventTiming* timing) {
   auto kernel = device.build_program(ids_source)->kernel("write_ids");
@@ -115,7 +115,7 @@ TEST_CASE("GpuRules.Launch.scalar_sizes_are_checked_where_the_declaration_hides_
 KERNEL void scale(GLOBAL double* out, REAL_PARAMETER(factor)) {
   out[get_global_id(0)] *= factor;
 }
-)"};
+)", ""};
   for_each_device([&](Device& device) {
     auto kernel = device.build_program(hidden)->kernel("scale");
     if (kernel->attributes().argument_bytes.empty()) {

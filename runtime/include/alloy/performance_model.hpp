@@ -49,7 +49,12 @@ class PerformanceModel {
   struct Samples {
     std::deque<double> recent;
     bool add(double value);  ///< false: rejected
-    double median() const;
+    /// Of `recent`, kept as samples come: estimates are asked for far more
+    /// often (a traced task's prediction, each placement by time).
+    double median() const { return median_; }
+
+   private:
+    double median_ = 0;
   };
   using KernelKey = std::tuple<std::uint64_t, std::size_t, std::size_t>;
 

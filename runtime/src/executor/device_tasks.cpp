@@ -22,7 +22,7 @@ const char* policy_name(const Task& task, SchedulingPolicy policy) {
 
 TraceAttribution ExecutorState::attribution(std::uint64_t id) const {
   const TaskState& state = task(id);
-  TraceAttribution traced;
+  TraceAttribution traced(recorder->memory());
   traced.task = id;
   // The parts of label(id), put together only when the trace is read.
   traced.number = state.run->number == 0 ? id : state.in_graph;

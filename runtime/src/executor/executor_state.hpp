@@ -21,6 +21,7 @@
 #include "host_pool.hpp"
 #include "placement.hpp"
 #include "run_record.hpp"
+#include "support/chunked_log.hpp"
 #include "tracing/trace_recorder.hpp"
 
 namespace alloy::detail {
@@ -140,7 +141,7 @@ class ExecutorState {
   DependencyTracker tracker;  ///< edges across submissions since wait() last forgot
   /// Tasks with ids from `first_live` on; earlier ones are finished and
   /// forgotten, their failures reported.
-  std::deque<TaskState> tasks;
+  ChunkedLog<TaskState> tasks;
   std::uint64_t first_live = 0;
   std::deque<std::shared_ptr<RunRecord>> runs;  ///< those with live tasks
   std::shared_ptr<RunRecord::ExecutorLink> link = std::make_shared<RunRecord::ExecutorLink>();

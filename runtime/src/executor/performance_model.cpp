@@ -11,14 +11,11 @@ bool PerformanceModel::Samples::add(double value) {
   if (recent.size() >= min_samples && value > outlier_factor * median()) return false;
   recent.push_back(value);
   if (recent.size() > window) recent.pop_front();
-  return true;
-}
-
-double PerformanceModel::Samples::median() const {
   std::vector<double> sorted(recent.begin(), recent.end());
   std::sort(sorted.begin(), sorted.end());
   const std::size_t n = sorted.size();
-  return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  median_ = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  return true;
 }
 
 bool PerformanceModel::record_kernel(std::uint64_t kernel_key, std::size_t device,

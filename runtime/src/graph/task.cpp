@@ -26,9 +26,13 @@ const char* Task::kind_name() const {
 
 std::string Task::label(TaskId id) const { return task_label(id.index, options.name, kind_name()); }
 
-std::string task_label(std::uint64_t number, const std::string& name, const char* kind, std::uint32_t graph_run) {
+std::string task_label(std::uint64_t number, std::string_view name, const char* kind, std::uint32_t graph_run) {
   std::string text = "task " + std::to_string(number);
-  if (!name.empty()) text += " '" + name + "'";
+  if (!name.empty()) {
+    text += " '";
+    text += name;
+    text += "'";
+  }
   text += std::string(" (") + kind + ")";
   if (graph_run != 0) text += " of graph run " + std::to_string(graph_run);
   return text;

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -117,6 +118,6 @@ struct Task {
 
 /// How tasks are named in errors and traces: "task 7 'scale' (kernel)", and
 /// " of graph run 2" after it for a task of a graph's second run (0: none).
-std::string task_label(std::uint64_t number, const std::string& name, const char* kind, std::uint32_t graph_run = 0);
+std::string task_label(std::uint64_t number, std::string_view name, const char* kind, std::uint32_t graph_run = 0);
 
 }  // namespace alloy::detail

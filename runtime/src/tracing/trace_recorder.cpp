@@ -123,7 +123,7 @@ void TraceRecorder::compile_for_current_task(const std::string& kernel, const st
                                              std::chrono::steady_clock::time_point started,
                                              std::chrono::steady_clock::time_point ended) {
   if (current_scope == nullptr || current_scope->recorder_ != this) return;
-  TraceAttribution facts;
+  TraceAttribution facts(&arena_);
   {
     // Once the scope recorded a command, its facts live in tasks_.
     std::lock_guard lock(mutex_);
@@ -149,7 +149,7 @@ void TraceRecorder::submitted(std::size_t device, std::uint32_t lane, const Subm
   // Only copies here: names, sizes and the task's facts are put together
   // when the trace is read.
   Command recorded{static_cast<std::uint32_t>(device), lane, command.type, false, false, no_task,
-                   since_start(command.enqueued), command.bytes, {}, {}, command.event, {}};
+                   since_start(command.enqueued), command.bytes, std::pmr::string(&arena_), {}, command.event, {}};
   if (command.kernel != nullptr) {
     recorded.kernel = command.kernel->name();
     recorded.range = *command.range;
@@ -260,7 +260,7 @@ TraceSlice TraceRecorder::slice_of(const Command& command, std::int64_t offset) 
     return slice;
   }
   slice.name = task.label();
-  slice.after = task.after;
+  slice.after.assign(task.after.begin(), task.after.end());
   slice.policy = task.policy;
   if (task.predicted_seconds) slice.predicted_ns = static_cast<std::uint64_t>(*task.predicted_seconds * 1e9);
   if (command.range) {
@@ -288,7 +288,7 @@ TraceSlice TraceRecorder::slice_of(const HostTask& host) const {
   }
   slice.task = task.task;
   slice.name = task.label();
-  slice.after = task.after;
+  slice.after.assign(task.after.begin(), task.after.end());
   return slice;
 }
 

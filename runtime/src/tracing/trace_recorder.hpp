@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <memory_resource>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -15,23 +16,29 @@
 #include "alloy/backend/device.hpp"
 #include "alloy/trace.hpp"
 #include "devices/lanes.hpp"
-#include "record_log.hpp"
+#include "record_arena.hpp"
+#include "support/chunked_log.hpp"
 
 namespace alloy::detail {
 
 /// What the trace needs of a task, copied when it starts: cheap to copy
 /// (its label is formatted only when the trace is read).
 struct TraceAttribution {
+  /// Its strings and list in `memory`: the recorder's arena, for a task's
+  /// facts that the recorder will keep (TraceRecorder::memory).
+  explicit TraceAttribution(std::pmr::memory_resource* memory = std::pmr::get_default_resource())
+      : name(memory), after(memory), configuration(memory) {}
+
   std::uint64_t task = 0;
   std::uint64_t number = 0;     ///< as its label counts: its id, or its id in its graph
   std::uint32_t graph_run = 0;  ///< RunRecord::number; 0: a one-task call
-  std::string name;             ///< TaskOptions::name
+  std::pmr::string name;        ///< TaskOptions::name
   const char* kind = "";        ///< Task::kind_name()
   std::chrono::steady_clock::time_point run_submitted;
-  std::vector<std::uint64_t> after;
+  std::pmr::vector<std::uint64_t> after;
   const char* policy = "";  ///< SchedulingPolicy's name, or "pinned"
   std::optional<double> predicted_seconds;
-  std::string configuration;
+  std::pmr::string configuration;
   const char* profile_match = nullptr;  ///< ProfileMatch's name; nullptr: "fixed"
   double flops = 0;         ///< TaskOptions::flops
   std::uint64_t bytes = 0;  ///< TaskOptions::bytes
@@ -51,6 +58,8 @@ class TraceRecorder {
 
   /// Records what device `device`'s lanes submit.
   void observe(std::size_t device, DeviceLanes& lanes);
+  /// Where a task's facts (TraceAttribution) keep their strings and list.
+  std::pmr::memory_resource* memory() { return &arena_; }
 
   /// While it lives, commands this thread submits belong to the task; the
   /// one submitted after next_command_is_the_tasks_own() is the task's own.
@@ -125,7 +134,7 @@ class TraceRecorder {
     std::uint64_t task = no_task;  ///< index into tasks_
     std::uint64_t enqueued_ns;
     std::uint64_t bytes;
-    std::string kernel;                  ///< a launch's entry point
+    std::pmr::string kernel;             ///< a launch's entry point
     std::optional<LaunchRange> range;    ///< a launch's
     std::shared_ptr<Event> event;        ///< until its timing is read
     EventTiming timing;
@@ -151,16 +160,17 @@ class TraceRecorder {
   TraceSlice slice_of(const HostTask& host) const;
 
   std::chrono::steady_clock::time_point origin_ = std::chrono::steady_clock::now();
+  RecordArena arena_;  ///< before the records whose strings and lists it holds
   std::vector<TraceDevice> devices_;
   std::vector<std::unique_ptr<LaneObserver>> observers_;
   std::mutex reading_;  ///< one trace() at a time: it times commands outside mutex_
   std::mutex mutex_;
-  RecordLog<TraceAttribution> tasks_;  ///< appended while trace() reads those before
-  RecordLog<Command> commands_;
+  ChunkedLog<TraceAttribution> tasks_;  ///< appended while trace() reads those before
+  ChunkedLog<Command> commands_;
   std::size_t harvested_ = 0;  ///< commands_ before it have no event left
   std::size_t next_harvest_ = 0;  ///< no harvest on a command before commands_ reach it
   bool reading_now_ = false;   ///< trace() reads times outside mutex_: no harvest meanwhile
-  RecordLog<HostTask> host_tasks_;
+  ChunkedLog<HostTask> host_tasks_;
   std::map<std::thread::id, std::uint32_t> host_lane_of_;
   std::vector<std::string> host_lanes_;
   /// Per async track: its lane (in host_lanes_) and when its last operation ended.
