@@ -22,15 +22,20 @@ const char* policy_name(const Task& task, SchedulingPolicy policy) {
 
 TraceAttribution ExecutorState::attribution(std::uint64_t id) const {
   const TaskState& state = task(id);
-  TraceAttribution traced(recorder->memory());
+  TraceAttribution traced;
   traced.task = id;
   // The parts of label(id), put together only when the trace is read.
   traced.number = state.run->number == 0 ? id : state.in_graph;
   traced.graph_run = state.run->number;
-  traced.name = state.task->options.name;
+  traced.name = recorder->keep(state.task->options.name);
   traced.kind = state.task->kind_name();
   traced.run_submitted = state.run->submitted;
-  for_each_dependency(state, [&](std::uint64_t before) { traced.after.push_back(before); });
+  std::size_t dependencies = 0;
+  for_each_dependency(state, [&](std::uint64_t) { ++dependencies; });
+  const std::span<std::uint64_t> after = recorder->ids(dependencies);
+  std::size_t next = 0;
+  for_each_dependency(state, [&](std::uint64_t before) { after[next++] = before; });
+  traced.after = after;
   traced.flops = state.task->options.flops;
   traced.bytes = state.task->options.bytes;
   return traced;
@@ -119,7 +124,7 @@ void ExecutorState::describe_plan(TraceRecorder::Scope& traced, const DevicePlan
     facts.policy = policy_name(work, policy);
     facts.predicted_seconds = predicted;
     if (plan.resolved && plan.resolved->tuned) {
-      facts.configuration = plan.resolved->tuned->described;
+      facts.configuration = recorder->keep(plan.resolved->tuned->described);
       facts.profile_match = to_string(plan.resolved->tuned->choice.match).data();  // a literal
     }
   });

@@ -123,7 +123,7 @@ void TraceRecorder::compile_for_current_task(const std::string& kernel, const st
                                              std::chrono::steady_clock::time_point started,
                                              std::chrono::steady_clock::time_point ended) {
   if (current_scope == nullptr || current_scope->recorder_ != this) return;
-  TraceAttribution facts(&arena_);
+  TraceAttribution facts;
   {
     // Once the scope recorded a command, its facts live in tasks_.
     std::lock_guard lock(mutex_);
@@ -131,6 +131,18 @@ void TraceRecorder::compile_for_current_task(const std::string& kernel, const st
     facts = scope.index_ == no_task ? scope.attribution_ : tasks_[scope.index_];
   }
   compile(std::move(facts), kernel, device, started, ended);
+}
+
+std::string_view TraceRecorder::keep(std::string_view text) {
+  if (text.empty()) return {};
+  auto* kept = static_cast<char*>(arena_.allocate(text.size(), 1));
+  std::copy(text.begin(), text.end(), kept);
+  return {kept, text.size()};
+}
+
+std::span<std::uint64_t> TraceRecorder::ids(std::size_t count) {
+  if (count == 0) return {};
+  return {static_cast<std::uint64_t*>(arena_.allocate(count * sizeof(std::uint64_t), alignof(std::uint64_t))), count};
 }
 
 std::uint64_t TraceRecorder::since_start(std::chrono::steady_clock::time_point time) const {
@@ -149,14 +161,15 @@ void TraceRecorder::submitted(std::size_t device, std::uint32_t lane, const Subm
   // Only copies here: names, sizes and the task's facts are put together
   // when the trace is read.
   Command recorded{static_cast<std::uint32_t>(device), lane, command.type, false, false, no_task,
-                   since_start(command.enqueued), command.bytes, std::pmr::string(&arena_), {}, command.event, {}};
-  if (command.kernel != nullptr) {
-    recorded.kernel = command.kernel->name();
-    recorded.range = *command.range;
-  }
+                   since_start(command.enqueued), command.bytes, {}, {}, command.event, {}};
+  if (command.range) recorded.range = *command.range;
   Scope* scope = current_scope != nullptr && current_scope->recorder_ == this ? current_scope : nullptr;
   if (scope != nullptr) recorded.own = std::exchange(scope->own_next_, false);
   std::lock_guard lock(mutex_);
+  if (command.kernel != nullptr) {
+    if (command.kernel->name() != last_kernel_) last_kernel_ = keep(command.kernel->name());
+    recorded.kernel = last_kernel_;
+  }
   if (scope != nullptr) recorded.task = task_index(*scope);
   commands_.push_back(std::move(recorded));
   if (commands_.size() - harvested_ >= most_events_kept && commands_.size() >= next_harvest_) {
@@ -226,7 +239,7 @@ void TraceRecorder::compile(TraceAttribution attribution, const std::string& ker
   }
   const std::uint64_t start = since_start(started);
   host_tasks_.push_back({tasks_.size(), *compile_lane_, start, start, since_start(ended), TraceKind::compile,
-                         "compile '" + kernel + "' for " + device + " (for " + attribution.label() + ")"});
+                         keep("compile '" + kernel + "' for " + device + " (for " + attribution.label() + ")")});
   tasks_.push_back(std::move(attribution));
 }
 

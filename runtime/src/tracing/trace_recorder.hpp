@@ -6,10 +6,11 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <memory_resource>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -22,23 +23,20 @@
 namespace alloy::detail {
 
 /// What the trace needs of a task, copied when it starts: cheap to copy
-/// (its label is formatted only when the trace is read).
+/// (its label is formatted only when the trace is read). Its text and list
+/// are kept by the recorder (TraceRecorder::keep, ids), so that a record is
+/// small and trivially destroyed: a trace keeps one per task.
 struct TraceAttribution {
-  /// Its strings and list in `memory`: the recorder's arena, for a task's
-  /// facts that the recorder will keep (TraceRecorder::memory).
-  explicit TraceAttribution(std::pmr::memory_resource* memory = std::pmr::get_default_resource())
-      : name(memory), after(memory), configuration(memory) {}
-
   std::uint64_t task = 0;
   std::uint64_t number = 0;     ///< as its label counts: its id, or its id in its graph
   std::uint32_t graph_run = 0;  ///< RunRecord::number; 0: a one-task call
-  std::pmr::string name;        ///< TaskOptions::name
+  std::string_view name;        ///< TaskOptions::name
   const char* kind = "";        ///< Task::kind_name()
   std::chrono::steady_clock::time_point run_submitted;
-  std::pmr::vector<std::uint64_t> after;
+  std::span<const std::uint64_t> after;
   const char* policy = "";  ///< SchedulingPolicy's name, or "pinned"
   std::optional<double> predicted_seconds;
-  std::pmr::string configuration;
+  std::string_view configuration;
   const char* profile_match = nullptr;  ///< ProfileMatch's name; nullptr: "fixed"
   double flops = 0;         ///< TaskOptions::flops
   std::uint64_t bytes = 0;  ///< TaskOptions::bytes
@@ -58,8 +56,10 @@ class TraceRecorder {
 
   /// Records what device `device`'s lanes submit.
   void observe(std::size_t device, DeviceLanes& lanes);
-  /// Where a task's facts (TraceAttribution) keep their strings and list.
-  std::pmr::memory_resource* memory() { return &arena_; }
+  /// A copy of `text` that lives as long as the recorder (for TraceAttribution).
+  std::string_view keep(std::string_view text);
+  /// Room for `count` task ids that lives as long as the recorder.
+  std::span<std::uint64_t> ids(std::size_t count);
 
   /// While it lives, commands this thread submits belong to the task; the
   /// one submitted after next_command_is_the_tasks_own() is the task's own.
@@ -134,7 +134,7 @@ class TraceRecorder {
     std::uint64_t task = no_task;  ///< index into tasks_
     std::uint64_t enqueued_ns;
     std::uint64_t bytes;
-    std::pmr::string kernel;             ///< a launch's entry point
+    std::string_view kernel;             ///< a launch's entry point (kept)
     std::optional<LaunchRange> range;    ///< a launch's
     std::shared_ptr<Event> event;        ///< until its timing is read
     EventTiming timing;
@@ -144,7 +144,7 @@ class TraceRecorder {
     std::uint32_t lane;  ///< index into host_lanes_
     std::uint64_t ready_ns, started_ns, ended_ns;
     TraceKind kind = TraceKind::host;  ///< or async, or compile
-    std::string name;                  ///< a compile's; else the task's label
+    std::string_view name;             ///< a compile's (kept); else the task's label
   };
 
   std::uint64_t since_start(std::chrono::steady_clock::time_point time) const;
@@ -160,7 +160,8 @@ class TraceRecorder {
   TraceSlice slice_of(const HostTask& host) const;
 
   std::chrono::steady_clock::time_point origin_ = std::chrono::steady_clock::now();
-  RecordArena arena_;  ///< before the records whose strings and lists it holds
+  RecordArena arena_;  ///< what keep() and ids() hand out
+  std::string_view last_kernel_;  ///< the kernel name kept last: launches repeat it
   std::vector<TraceDevice> devices_;
   std::vector<std::unique_ptr<LaneObserver>> observers_;
   std::mutex reading_;  ///< one trace() at a time: it times commands outside mutex_
