@@ -4,6 +4,7 @@
 // (docs/emulated.md). Made only when ALLOY_EMULATED_DEVICES asks for them.
 #include <cstdlib>
 #include <memory>
+#include <system_error>
 
 #include "emulated_api.hpp"
 #include "emulated_driver.hpp"
@@ -61,6 +62,22 @@ Status create_stream(Handle* handle) {
   return emulated_success;
 }
 
+/// The driver's stream for releases, started at the first; nullptr where no
+/// thread can be started. One long-lived thread rather than a detached one
+/// per release: glibc before 2.39 can fault in pthread_detach when the thread
+/// it detaches is exiting at that moment (Debian 12's 2.36 did, under load).
+Stream* release_stream() {
+  std::lock_guard lock(driver().mutex);
+  if (!driver().releases) {
+    try {
+      driver().releases = std::make_unique<Stream>(-1);
+    } catch (const std::system_error&) {
+      return nullptr;
+    }
+  }
+  return driver().releases.get();
+}
+
 Status destroy_stream(Handle handle) {
   std::shared_ptr<Stream> stream;
   {
@@ -76,8 +93,12 @@ Status destroy_stream(Handle handle) {
   };
   if (model()->flavor == Flavor::cuda) {
     // cuStreamDestroy returns at once; the stream is released once its work
-    // is done.
-    driver().releases.post(retire);
+    // is done. Where no thread can be started, waiting here is still right.
+    if (Stream* releases = release_stream()) {
+      releases->submit(retire);
+    } else {
+      retire();
+    }
   } else {
     retire();  // hipStreamDestroy may wait for the stream's work, and this one does
   }

@@ -78,8 +78,9 @@ struct Driver {
   /// Streams with work that may still touch memory, including destroyed
   /// ones still finishing theirs (CUDA's cuStreamDestroy returns at once).
   std::map<const Stream*, std::shared_ptr<Stream>> streams;
-  /// Where destroyed streams finish their work and are let go.
-  ReleaseThread releases;
+  /// Where destroyed streams finish their work and are let go, in turn:
+  /// started at the first (release_stream).
+  std::unique_ptr<Stream> releases;
   DevicePointer next_fake_address = DevicePointer{1} << 40;  // data=0: addresses only
 };
 

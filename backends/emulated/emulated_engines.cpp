@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <system_error>
 
 namespace alloy::emulation {
 
@@ -100,46 +99,6 @@ void Stream::work() {
     lock.lock();
     ++finished_;
     changed_.notify_all();
-  }
-}
-
-ReleaseThread::~ReleaseThread() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  posted_.notify_all();
-  if (thread_) thread_->join();
-}
-
-void ReleaseThread::post(std::function<void()> release) {
-  std::unique_lock lock(mutex_);
-  if (!thread_) {
-    try {
-      thread_.emplace([this] { run(); });
-    } catch (const std::system_error&) {
-      lock.unlock();
-      release();
-      return;
-    }
-  }
-  releases_.push_back(std::move(release));
-  lock.unlock();
-  posted_.notify_one();
-}
-
-void ReleaseThread::run() {
-  std::unique_lock lock(mutex_);
-  for (;;) {
-    posted_.wait(lock, [&] { return !releases_.empty() || stopping_; });
-    if (releases_.empty()) return;  // stopping, with nothing left
-    {
-      std::function<void()> release = std::move(releases_.front());
-      releases_.pop_front();
-      lock.unlock();
-      release();
-    }  // what it held is released outside the lock too
-    lock.lock();
   }
 }
 

@@ -9,7 +9,6 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <set>
 #include <thread>
 
@@ -88,33 +87,6 @@ class Stream {
   std::uint64_t finished_ = 0;
   bool stopping_ = false;
   std::thread worker_;
-};
-
-/// Runs releases in order on a thread of its own, started by the first:
-/// what must wait for a stream's work without holding up the caller.
-/// One long-lived thread rather than a detached one per release: glibc
-/// before 2.39 can fault in pthread_detach when the thread it detaches is
-/// exiting at that moment (Debian 12's 2.36 did, under load).
-class ReleaseThread {
- public:
-  ReleaseThread() = default;
-  /// Runs the releases posted so far, then stops.
-  ~ReleaseThread();
-  ReleaseThread(const ReleaseThread&) = delete;
-  ReleaseThread& operator=(const ReleaseThread&) = delete;
-
-  /// Runs `release` after those posted before; here and now where no
-  /// thread can be started.
-  void post(std::function<void()> release);
-
- private:
-  void run();
-
-  std::mutex mutex_;
-  std::condition_variable posted_;
-  std::deque<std::function<void()>> releases_;
-  bool stopping_ = false;
-  std::optional<std::thread> thread_;
 };
 
 std::int64_t steady_now_ns();

@@ -131,6 +131,44 @@ TEST_CASE("Executor.Trace.every_task_once_on_its_lanes_with_arrows_between_event
   CHECK(copies[0].host()[0] == 6);
 }
 
+TEST_CASE("Executor.Trace.a_task_keeps_its_name_and_exactly_the_tasks_it_follows") {
+  if (!have_devices(1)) return;
+  Executor executor(runtime(), traced());
+  Buffer<int> data(std::vector<int>(64, 0));
+  // Names too long to sit inside a string object: the recorder keeps its own copy.
+  const auto name = [](int step) { return "a name longer than a short string holds, step " + std::to_string(step); };
+  Graph graph;
+  std::vector<TaskId> chain;
+  for (int step = 0; step < 3; ++step) {
+    TaskOptions options;
+    options.name = name(step);
+    options.device = 0;
+    chain.push_back(graph.kernel(conformance, "add_to_range", {Extent(64)}, {0, 64, 1, read_write(data)}, options));
+  }
+  TaskOptions on_host;
+  on_host.name = name(3);
+  chain.push_back(graph.host({read(data)}, [] {}, on_host));
+  const Run run = executor.run(graph);
+  executor.wait();
+  const Trace trace = executor.trace();
+
+  std::map<std::uint64_t, const TraceSlice*> own;
+  for (const TraceSlice& slice : trace.slices) {
+    if (own_slice(slice)) own[*slice.task] = &slice;
+  }
+  REQUIRE(own.size() == chain.size());
+  for (std::size_t step = 0; step < chain.size(); ++step) {
+    CAPTURE(step);
+    const TraceSlice& slice = *own.at(run.task(chain[step]).index);
+    const std::string quoted = std::string("'").append(name(static_cast<int>(step))).append("'");
+    CHECK(slice.name.find(quoted) != std::string::npos);
+    const std::vector<std::uint64_t> follows =
+        step == 0 ? std::vector<std::uint64_t>{} : std::vector<std::uint64_t>{run.task(chain[step - 1]).index};
+    CHECK(slice.after == follows);
+    if (step < 3) CHECK(slice.kernel == "add_to_range");
+  }
+}
+
 TEST_CASE("Executor.Trace.a_failed_task_leaves_the_executor_tracing") {
   if (!have_devices(1)) return;
   Executor executor(runtime(), traced());
