@@ -169,6 +169,54 @@ TEST_CASE("Executor.Trace.a_task_keeps_its_name_and_exactly_the_tasks_it_follows
   }
 }
 
+TEST_CASE("Executor.Trace.replays_and_changed_graphs_keep_each_run_its_own_labels_and_edges") {
+  if (!have_devices(1)) return;
+  Executor executor(runtime(), traced());
+  Buffer<int> data(std::vector<int>(64, 0));
+  Graph graph;
+  TaskOptions on_device;
+  on_device.name = "add";
+  on_device.device = 0;
+  const TaskId add = graph.kernel(conformance, "add_to_range", {Extent(64)}, {0, 64, 1, read_write(data)}, on_device);
+  TaskOptions on_host;
+  on_host.name = "look";
+  const TaskId look = graph.host({read(data)}, [] {}, on_host);
+  const Run first = executor.run(graph);
+  const Run replay = executor.run(graph);  // the same snapshot
+  TaskOptions renamed;
+  renamed.name = "look again";
+  const TaskId again = graph.host({read(data)}, [] {}, renamed);  // a new snapshot
+  const Run changed = executor.run(graph);
+  const Run alone_run = executor.kernel(conformance, "add_to_range", {Extent(64)}, {0, 64, 1, read_write(data)});
+  const TaskId alone = alone_run.task(TaskId{0});
+  executor.wait();
+  const Trace trace = executor.trace();
+
+  std::map<std::uint64_t, const TraceSlice*> own;
+  for (const TraceSlice& slice : trace.slices) {
+    if (own_slice(slice)) own[*slice.task] = &slice;
+  }
+  REQUIRE(own.size() == 2 + 2 + 3 + 1);
+  const auto slice = [&](const Run& run, TaskId task) { return *own.at(run.task(task).index); };
+  const auto id = [](const Run& run, TaskId task) { return run.task(task).index; };
+  const auto ids = [](std::initializer_list<std::uint64_t> list) { return std::vector<std::uint64_t>(list); };
+
+  CHECK(slice(first, add).name == "task 0 'add' (kernel) of graph run 1");
+  CHECK(slice(first, look).name == "task 1 'look' (host) of graph run 1");
+  CHECK(slice(replay, add).name == "task 0 'add' (kernel) of graph run 2");
+  CHECK(slice(changed, again).name == "task 2 'look again' (host) of graph run 3");
+  CHECK(slice(first, add).after.empty());
+  CHECK(slice(first, look).after == ids({id(first, add)}));
+  // A replay's tasks follow their own run's, and its first the work before it.
+  CHECK(slice(replay, look).after == ids({id(replay, add)}));
+  CHECK(slice(replay, add).after == ids({id(first, add), id(first, look)}));
+  CHECK(slice(changed, again).after == ids({id(changed, add)}));
+  CHECK(own.at(alone.index)->name == "task " + std::to_string(alone.index) + " 'add_to_range' (kernel)");
+  CHECK(own.at(alone.index)->after == ids({id(changed, add), id(changed, look), id(changed, again)}));
+  for (const Run* run : {&first, &replay, &changed}) CHECK(slice(*run, add).policy == "pinned");
+  CHECK(own.at(alone.index)->policy != "pinned");
+}
+
 TEST_CASE("Executor.Trace.a_failed_task_leaves_the_executor_tracing") {
   if (!have_devices(1)) return;
   Executor executor(runtime(), traced());

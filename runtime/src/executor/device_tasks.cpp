@@ -24,20 +24,16 @@ TraceAttribution ExecutorState::attribution(std::uint64_t id) const {
   const TaskState& state = task(id);
   TraceAttribution traced;
   traced.task = id;
-  // The parts of label(id), put together only when the trace is read.
-  traced.number = state.run->number == 0 ? id : state.in_graph;
-  traced.graph_run = state.run->number;
-  traced.name = recorder->keep(state.task->options.name);
-  traced.kind = state.task->kind_name();
-  traced.run_submitted = state.run->submitted;
-  std::size_t dependencies = 0;
-  for_each_dependency(state, [&](std::uint64_t) { ++dependencies; });
-  const std::span<std::uint64_t> after = recorder->ids(dependencies);
+  traced.run = state.run->traced_as;
+  traced.in_graph = static_cast<std::uint32_t>(state.in_graph);
+  // Its graph's edges the recorder has from the run; those to earlier work
+  // it is told here.
+  std::size_t earlier = 0;
+  for_each_earlier_dependency(state, [&](std::uint64_t) { ++earlier; });
+  const std::span<std::uint64_t> kept = recorder->ids(earlier);
   std::size_t next = 0;
-  for_each_dependency(state, [&](std::uint64_t before) { after[next++] = before; });
-  traced.after = after;
-  traced.flops = state.task->options.flops;
-  traced.bytes = state.task->options.bytes;
+  for_each_earlier_dependency(state, [&](std::uint64_t before) { kept[next++] = before; });
+  traced.earlier = kept;
   return traced;
 }
 
@@ -120,12 +116,12 @@ void ExecutorState::describe_plan(TraceRecorder::Scope& traced, const DevicePlan
                                   SchedulingPolicy policy) const {
   const Task& work = *plan.task;
   const std::optional<double> predicted = placement.estimate(work, plan.device);
-  traced.describe([&](TraceAttribution& facts) {
-    facts.policy = policy_name(work, policy);
-    facts.predicted_seconds = predicted;
+  traced.describe([&](TraceDecisions& decided) {
+    decided.policy = policy_name(work, policy);
+    decided.predicted_seconds = predicted;
     if (plan.resolved && plan.resolved->tuned) {
-      facts.configuration = recorder->keep(plan.resolved->tuned->described);
-      facts.profile_match = to_string(plan.resolved->tuned->choice.match).data();  // a literal
+      decided.configuration = recorder->keep(plan.resolved->tuned->described);
+      decided.profile_match = to_string(plan.resolved->tuned->choice.match).data();  // a literal
     }
   });
 }

@@ -172,6 +172,9 @@ class ExecutorState {
   /// Calls `f(id)` for every task `state` runs after that is still live.
   template <class F>
   void for_each_dependency(const TaskState& state, F&& f) const;
+  /// Those of them outside its own graph.
+  template <class F>
+  void for_each_earlier_dependency(const TaskState& state, F&& f) const;
 
   std::shared_ptr<RunRecord> add_run(std::shared_ptr<const GraphData> graph, const RunOptions& options,
                                      std::optional<OneTask> one_task);
@@ -260,6 +263,11 @@ template <class F>
 void ExecutorState::for_each_dependency(const TaskState& state, F&& f) const {
   const std::uint64_t first = state.run->first;
   for (TaskId before : state.run->graph->dependencies[state.in_graph]) f(first + before.index);
+  for_each_earlier_dependency(state, f);
+}
+
+template <class F>
+void ExecutorState::for_each_earlier_dependency(const TaskState& state, F&& f) const {
   for (TaskId before : state.earlier) {
     if (live(before.index)) f(before.index);
   }

@@ -30,7 +30,7 @@ void ExecutorState::start_host_task(std::uint64_t id) {
       state.function();
     }
     state.function = nullptr;
-    if (recorder) recorder->host_task(attribution(id), started, started, std::chrono::steady_clock::now());
+    if (recorder) recorder->host_task(attribution(id), started, std::chrono::steady_clock::now());
     release(id);
     return;
   }
@@ -103,7 +103,7 @@ void ExecutorState::finish_host_task(std::uint64_t id, std::exception_ptr error,
     if (task(id).task->async()) {
       recorder->async_task(attribution(id), ran->started, ran->ended);
     } else {
-      recorder->host_task(attribution(id), ran->started, ran->started, ran->ended);
+      recorder->host_task(attribution(id), ran->started, ran->ended);
     }
   }
   if (error) {

@@ -30,6 +30,7 @@ struct RunRecord : std::enable_shared_from_this<RunRecord> {
   std::uint32_t number = 0;  ///< counts graph runs, for labels; 0: a one-task call
   std::optional<SchedulingPolicy> policy;  ///< for its tasks that name none
   bool timed = false;                      ///< RunOptions::timed
+  std::uint32_t traced_as = 0;             ///< its index in a trace (TraceAttribution::run)
   std::chrono::steady_clock::time_point submitted = std::chrono::steady_clock::now();
   /// Its executor, while that lives (the executor clears it when it goes):
   /// a Run asks it to watch a one-task run now, and whether Run::wait() is

@@ -115,6 +115,7 @@ std::shared_ptr<RunRecord> ExecutorState::add_run(std::shared_ptr<const GraphDat
   run->policy = run_options.policy;
   run->timed = run_options.timed;
   run->link = link;
+  if (recorder) run->traced_as = recorder->run_submitted(run->graph, run->first, run->number, run->submitted);
   run->tasks_per_device.assign(devices.size(), 0);
   run->device_commands.reserve(run->size());  // one allocation, not one per doubling
   run->unreleased = run->size();

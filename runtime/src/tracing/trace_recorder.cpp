@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <new>
 #include <utility>
 
 #include "alloy/run.hpp"
@@ -67,8 +68,6 @@ void TraceRecorder::read_timing(Command& command) {
   command.event.reset();
 }
 
-std::string TraceAttribution::label() const { return task_label(number, name, kind, graph_run); }
-
 class TraceRecorder::LaneObserver : public QueueObserver {
  public:
   LaneObserver(TraceRecorder& recorder, std::size_t device, std::uint32_t lane)
@@ -123,14 +122,61 @@ void TraceRecorder::compile_for_current_task(const std::string& kernel, const st
                                              std::chrono::steady_clock::time_point started,
                                              std::chrono::steady_clock::time_point ended) {
   if (current_scope == nullptr || current_scope->recorder_ != this) return;
-  TraceAttribution facts;
-  {
-    // Once the scope recorded a command, its facts live in tasks_.
-    std::lock_guard lock(mutex_);
-    const Scope& scope = *current_scope;
-    facts = scope.index_ == no_task ? scope.attribution_ : tasks_[scope.index_];
+  const TraceAttribution& task = current_scope->attribution_;
+  std::lock_guard lock(mutex_);
+  if (!compile_lane_) {
+    compile_lane_ = static_cast<std::uint32_t>(host_lanes_.size());
+    host_lanes_.push_back("compile");
   }
-  compile(std::move(facts), kernel, device, started, ended);
+  const std::uint64_t start = since_start(started);
+  compiles_.push_back({start, since_start(ended), runs_[task.run].submitted_ns,
+                       keep("compile '" + kernel + "' for " + device + " (for " + label(task) + ")")});
+}
+
+std::uint32_t TraceRecorder::run_submitted(const std::shared_ptr<const GraphData>& graph, std::uint64_t first,
+                                           std::uint32_t number, std::chrono::steady_clock::time_point submitted) {
+  std::lock_guard lock(mutex_);
+  runs_.push_back({graph_facts(graph), first, since_start(submitted), number});
+  return static_cast<std::uint32_t>(runs_.size() - 1);
+}
+
+const TraceRecorder::GraphTask* TraceRecorder::graph_facts(const std::shared_ptr<const GraphData>& graph) {
+  const bool same = !last_graph_.owner_before(graph) && !graph.owner_before(last_graph_);
+  if (same && last_graph_facts_ != nullptr) return last_graph_facts_;
+  const std::size_t count = graph->tasks.size();
+  auto* facts = static_cast<GraphTask*>(arena_.allocate(std::max<std::size_t>(count, 1) * sizeof(GraphTask),
+                                                        alignof(GraphTask)));
+  for (std::size_t i = 0; i < count; ++i) {
+    const detail::Task& task = graph->tasks[i];
+    const std::span<std::uint64_t> after = ids(graph->dependencies[i].size());
+    std::transform(graph->dependencies[i].begin(), graph->dependencies[i].end(), after.begin(),
+                   [](TaskId before) { return before.index; });
+    new (&facts[i]) GraphTask{keep(task.options.name), task.kind_name(), after, task.options.flops,
+                              task.options.bytes};
+  }
+  last_graph_ = graph;
+  last_graph_facts_ = facts;
+  return facts;
+}
+
+const TraceRecorder::GraphTask& TraceRecorder::graph_task(const TraceAttribution& task) const {
+  return runs_[task.run].tasks[task.in_graph];
+}
+
+std::string TraceRecorder::label(const TraceAttribution& task) const {
+  const Run& run = runs_[task.run];
+  const GraphTask& facts = run.tasks[task.in_graph];
+  // As ExecutorState::label gives it: a one-task call by its id, a graph's
+  // task by its index there.
+  return task_label(run.number == 0 ? task.task : task.in_graph, facts.name, facts.kind, run.number);
+}
+
+std::vector<std::uint64_t> TraceRecorder::after(const TraceAttribution& task) const {
+  const Run& run = runs_[task.run];
+  std::vector<std::uint64_t> ids;
+  for (std::uint64_t before : run.tasks[task.in_graph].after) ids.push_back(run.first + before);
+  ids.insert(ids.end(), task.earlier.begin(), task.earlier.end());
+  return ids;
 }
 
 std::string_view TraceRecorder::keep(std::string_view text) {
@@ -152,7 +198,8 @@ std::uint64_t TraceRecorder::since_start(std::chrono::steady_clock::time_point t
 std::uint64_t TraceRecorder::task_index(Scope& scope) {
   if (scope.index_ == no_task) {
     scope.index_ = tasks_.size();
-    tasks_.push_back(std::move(scope.attribution_));
+    tasks_.push_back({scope.attribution_, static_cast<std::uint32_t>(decisions_.size())});
+    decisions_.push_back(scope.decisions_);
   }
   return scope.index_;
 }
@@ -202,13 +249,11 @@ std::uint32_t TraceRecorder::host_lane() {
   return lane->second;
 }
 
-void TraceRecorder::host_task(TraceAttribution attribution, std::chrono::steady_clock::time_point ready,
-                              std::chrono::steady_clock::time_point started,
+void TraceRecorder::host_task(TraceAttribution attribution, std::chrono::steady_clock::time_point started,
                               std::chrono::steady_clock::time_point ended) {
   std::lock_guard lock(mutex_);
-  host_tasks_.push_back(
-      {tasks_.size(), host_lane(), since_start(ready), since_start(started), since_start(ended), TraceKind::host, {}});
-  tasks_.push_back(std::move(attribution));
+  host_tasks_.push_back({tasks_.size(), since_start(started), since_start(ended), host_lane(), TraceKind::host});
+  tasks_.push_back({attribution});
 }
 
 void TraceRecorder::async_task(TraceAttribution attribution, std::chrono::steady_clock::time_point started,
@@ -226,21 +271,8 @@ void TraceRecorder::async_task(TraceAttribution attribution, std::chrono::steady
     track = std::prev(async_tracks_.end());
   }
   track->second = std::max(track->second, end);
-  host_tasks_.push_back({tasks_.size(), track->first, start, start, end, TraceKind::async, {}});
-  tasks_.push_back(std::move(attribution));
-}
-
-void TraceRecorder::compile(TraceAttribution attribution, const std::string& kernel, const std::string& device,
-                            std::chrono::steady_clock::time_point started, std::chrono::steady_clock::time_point ended) {
-  std::lock_guard lock(mutex_);
-  if (!compile_lane_) {
-    compile_lane_ = static_cast<std::uint32_t>(host_lanes_.size());
-    host_lanes_.push_back("compile");
-  }
-  const std::uint64_t start = since_start(started);
-  host_tasks_.push_back({tasks_.size(), *compile_lane_, start, start, since_start(ended), TraceKind::compile,
-                         keep("compile '" + kernel + "' for " + device + " (for " + attribution.label() + ")")});
-  tasks_.push_back(std::move(attribution));
+  host_tasks_.push_back({tasks_.size(), start, end, track->first, TraceKind::async});
+  tasks_.push_back({attribution});
 }
 
 TraceSlice TraceRecorder::slice_of(const Command& command, std::int64_t offset) const {
@@ -265,43 +297,54 @@ TraceSlice TraceRecorder::slice_of(const Command& command, std::int64_t offset) 
     slice.run_submitted_ns = command.enqueued_ns;
     return slice;
   }
-  const TraceAttribution& task = tasks_[command.task];
+  const TaskRecord& record = tasks_[command.task];
+  const TraceAttribution& task = record.attribution;
   slice.task = task.task;
-  slice.run_submitted_ns = since_start(task.run_submitted);
+  slice.run_submitted_ns = runs_[task.run].submitted_ns;
   if (!command.own) {
-    slice.name = role(slice, task.label());
+    slice.name = role(slice, label(task));
     return slice;
   }
-  slice.name = task.label();
-  slice.after.assign(task.after.begin(), task.after.end());
-  slice.policy = task.policy;
-  if (task.predicted_seconds) slice.predicted_ns = static_cast<std::uint64_t>(*task.predicted_seconds * 1e9);
+  slice.name = label(task);
+  slice.after = after(task);
+  const TraceDecisions& decided = decisions_[record.decisions];
+  slice.policy = decided.policy;
+  if (decided.predicted_seconds) slice.predicted_ns = static_cast<std::uint64_t>(*decided.predicted_seconds * 1e9);
   if (command.range) {
-    slice.configuration = task.configuration;
-    if (task.profile_match != nullptr) slice.profile_match = task.profile_match;
-    slice.flops = task.flops;
-    slice.bytes = task.bytes;
+    slice.configuration = decided.configuration;
+    if (decided.profile_match != nullptr) slice.profile_match = decided.profile_match;
+    const GraphTask& declared = graph_task(task);
+    slice.flops = declared.flops;
+    slice.bytes = declared.bytes;
   }
   return slice;
 }
 
 TraceSlice TraceRecorder::slice_of(const HostTask& host) const {
-  const TraceAttribution& task = tasks_[host.task];
+  const TraceAttribution& task = tasks_[host.task].attribution;
   TraceSlice slice;
   slice.kind = host.kind;
   slice.lane = host_lanes_[host.lane];
   slice.start_ns = host.started_ns;
   slice.end_ns = std::max(host.started_ns, host.ended_ns);
-  slice.enqueued_ns = host.ready_ns;
-  slice.run_submitted_ns = since_start(task.run_submitted);
-  if (host.kind == TraceKind::compile) {
-    // Not the task's own slice: the task's kernel launch is.
-    slice.name = host.name;
-    return slice;
-  }
+  slice.enqueued_ns = host.started_ns;
+  slice.run_submitted_ns = runs_[task.run].submitted_ns;
   slice.task = task.task;
-  slice.name = task.label();
-  slice.after.assign(task.after.begin(), task.after.end());
+  slice.name = label(task);
+  slice.after = after(task);
+  return slice;
+}
+
+TraceSlice TraceRecorder::slice_of(const Compile& compile) const {
+  // Not its task's own slice: the task's kernel launch is.
+  TraceSlice slice;
+  slice.kind = TraceKind::compile;
+  slice.lane = host_lanes_[*compile_lane_];
+  slice.start_ns = compile.started_ns;
+  slice.end_ns = std::max(compile.started_ns, compile.ended_ns);
+  slice.enqueued_ns = compile.started_ns;
+  slice.run_submitted_ns = compile.run_submitted_ns;
+  slice.name = compile.name;
   return slice;
 }
 
@@ -336,11 +379,12 @@ Trace TraceRecorder::trace() {
   const auto unix_now = std::chrono::system_clock::now().time_since_epoch();
   trace.origin_unix_ns = static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(unix_now - since_origin).count());
-  trace.slices.reserve(commands_.size() + host_tasks_.size());
+  trace.slices.reserve(commands_.size() + host_tasks_.size() + compiles_.size());
   commands_.for_each([&](const Command& command) {
     if (command.timed) trace.slices.push_back(slice_of(command, offsets[command.device]));
   });
   host_tasks_.for_each([&](const HostTask& host) { trace.slices.push_back(slice_of(host)); });
+  compiles_.for_each([&](const Compile& compile) { trace.slices.push_back(slice_of(compile)); });
   std::stable_sort(trace.slices.begin(), trace.slices.end(),
                    [](const TraceSlice& a, const TraceSlice& b) { return a.start_ns < b.start_ns; });
   std::uint64_t id = 1;

@@ -17,32 +17,33 @@
 #include "alloy/backend/device.hpp"
 #include "alloy/trace.hpp"
 #include "devices/lanes.hpp"
+#include "graph/graph_data.hpp"
 #include "record_arena.hpp"
 #include "support/chunked_log.hpp"
 
 namespace alloy::detail {
 
-/// What the trace needs of a task, copied when it starts: cheap to copy
-/// (its label is formatted only when the trace is read). Its text and list
-/// are kept by the recorder (TraceRecorder::keep, ids), so that a record is
-/// small and trivially destroyed: a trace keeps one per task.
+/// Which task a record belongs to, copied when it starts: a few words,
+/// since a trace keeps one per task. What its graph says of it (name, kind,
+/// edges within the graph, declared work) the recorder keeps once per graph
+/// snapshot, and what its run says (number, submission) once per run
+/// (TraceRecorder::run_submitted); a label is put together only when the
+/// trace is read.
 struct TraceAttribution {
   std::uint64_t task = 0;
-  std::uint64_t number = 0;     ///< as its label counts: its id, or its id in its graph
-  std::uint32_t graph_run = 0;  ///< RunRecord::number; 0: a one-task call
-  std::string_view name;        ///< TaskOptions::name
-  const char* kind = "";        ///< Task::kind_name()
-  std::chrono::steady_clock::time_point run_submitted;
-  std::span<const std::uint64_t> after;
+  std::uint32_t run = 0;       ///< run_submitted()'s index for its run
+  std::uint32_t in_graph = 0;  ///< its index in its graph
+  /// The tasks of earlier submissions it follows that were still live (kept
+  /// by the recorder: TraceRecorder::ids).
+  std::span<const std::uint64_t> earlier;
+};
+
+/// What the scheduler decided for a device task, learnt as it starts.
+struct TraceDecisions {
   const char* policy = "";  ///< SchedulingPolicy's name, or "pinned"
   std::optional<double> predicted_seconds;
-  std::string_view configuration;
+  std::string_view configuration;       ///< kept by the recorder
   const char* profile_match = nullptr;  ///< ProfileMatch's name; nullptr: "fixed"
-  double flops = 0;         ///< TaskOptions::flops
-  std::uint64_t bytes = 0;  ///< TaskOptions::bytes
-
-  /// As ExecutorState::label gives it: "task 3 'scale' (kernel) of graph run 2".
-  std::string label() const;
 };
 
 class TraceRecorder {
@@ -56,7 +57,13 @@ class TraceRecorder {
 
   /// Records what device `device`'s lanes submit.
   void observe(std::size_t device, DeviceLanes& lanes);
-  /// A copy of `text` that lives as long as the recorder (for TraceAttribution).
+  /// A submission of `graph`, whose task i has the executor-wide id
+  /// `first + i`; `number` counts graph runs (0: a one-task call). Returns
+  /// the run's index for TraceAttribution::run. A replay of a snapshot met
+  /// last time shares that snapshot's facts.
+  std::uint32_t run_submitted(const std::shared_ptr<const GraphData>& graph, std::uint64_t first,
+                              std::uint32_t number, std::chrono::steady_clock::time_point submitted);
+  /// A copy of `text` that lives as long as the recorder.
   std::string_view keep(std::string_view text);
   /// Room for `count` task ids that lives as long as the recorder.
   std::span<std::uint64_t> ids(std::size_t count);
@@ -69,32 +76,32 @@ class TraceRecorder {
     ~Scope();
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
-    /// Adds what is learnt after the scope opened (policy, prediction,
-    /// configuration) to its facts, kept already or not: `edit(facts)`.
+    /// Adds the scheduler's decisions, learnt after the scope opened, to
+    /// the task's record, kept already or not: `edit(decisions)`.
     template <class Edit>
     void describe(Edit&& edit) {
       if (recorder_ == nullptr) return;
       if (index_ == no_task) {
-        edit(attribution_);
+        edit(decisions_);
         return;
       }
       std::lock_guard lock(recorder_->mutex_);  // trace() may be reading them
-      edit(recorder_->tasks_[index_]);
+      edit(recorder_->decisions_[recorder_->tasks_[index_].decisions]);
     }
 
    private:
     friend class TraceRecorder;
     TraceRecorder* recorder_;
     TraceAttribution attribution_;
+    TraceDecisions decisions_;
     std::uint64_t index_ = no_task;  ///< in tasks_, once a command was recorded
     bool own_next_ = false;
     Scope* outer_;
   };
 
-  /// A host task that ran on this thread from `started` to `ended`, ready
-  /// (its inputs at home) since `ready`.
-  void host_task(TraceAttribution attribution, std::chrono::steady_clock::time_point ready,
-                 std::chrono::steady_clock::time_point started, std::chrono::steady_clock::time_point ended);
+  /// A host task that ran on this thread from `started` to `ended`.
+  void host_task(TraceAttribution attribution, std::chrono::steady_clock::time_point started,
+                 std::chrono::steady_clock::time_point ended);
   /// An async task's operation, in flight from `started` to `ended` (now: it
   /// is recorded as it completes). Operations in flight at once go on tracks
   /// of their own ("async 0", "async 1", ...), since slices on one track may
@@ -104,15 +111,12 @@ class TraceRecorder {
   /// Marks the next command this thread submits as its scope's task's own
   /// (not one it needed); nothing outside a scope.
   static void next_command_is_the_tasks_own();
-  /// A compile (as compile() records it) for the task of this thread's
-  /// scope; nothing outside one.
+  /// Preparing `kernel` for `device` before its first launch there, for the
+  /// task of this thread's scope: a compile, or a read from the compile
+  /// cache. Nothing outside a scope.
   void compile_for_current_task(const std::string& kernel, const std::string& device,
                                 std::chrono::steady_clock::time_point started,
                                 std::chrono::steady_clock::time_point ended);
-  /// Preparing `kernel` for `device` before its first launch there (task
-  /// `attribution`'s): a compile, or a read from the compile cache.
-  void compile(TraceAttribution attribution, const std::string& kernel, const std::string& device,
-               std::chrono::steady_clock::time_point started, std::chrono::steady_clock::time_point ended);
 
   /// Everything recorded so far, on the host's clock; waits for the
   /// commands still running. Commands that failed are left out.
@@ -124,6 +128,25 @@ class TraceRecorder {
 
  private:
   class LaneObserver;
+  /// What a graph snapshot says of one of its tasks.
+  struct GraphTask {
+    std::string_view name;  ///< TaskOptions::name (kept)
+    const char* kind;       ///< Task::kind_name()
+    std::span<const std::uint64_t> after;  ///< its graph's tasks it follows, by index (kept)
+    double flops;           ///< TaskOptions::flops
+    std::uint64_t bytes;    ///< TaskOptions::bytes
+  };
+  struct Run {
+    const GraphTask* tasks;  ///< kept; shared by the runs of one snapshot
+    std::uint64_t first;
+    std::uint64_t submitted_ns;
+    std::uint32_t number;
+  };
+  static constexpr std::uint32_t no_decisions = ~std::uint32_t{0};
+  struct TaskRecord {
+    TraceAttribution attribution;
+    std::uint32_t decisions = no_decisions;  ///< index into decisions_: device tasks'
+  };
   /// One device command, compact: recording must cost little per command.
   struct Command {
     std::uint32_t device;
@@ -141,15 +164,24 @@ class TraceRecorder {
   };
   struct HostTask {
     std::uint64_t task;  ///< index into tasks_
+    std::uint64_t started_ns, ended_ns;
     std::uint32_t lane;  ///< index into host_lanes_
-    std::uint64_t ready_ns, started_ns, ended_ns;
-    TraceKind kind = TraceKind::host;  ///< or async, or compile
-    std::string_view name;             ///< a compile's (kept); else the task's label
+    TraceKind kind;      ///< host or async
+  };
+  struct Compile {
+    std::uint64_t started_ns, ended_ns;
+    std::uint64_t run_submitted_ns;  ///< its task's run's
+    std::string_view name;  ///< "compile 'k' for device (for task ...)" (kept)
   };
 
   std::uint64_t since_start(std::chrono::steady_clock::time_point time) const;
   void submitted(std::size_t device, std::uint32_t lane, const SubmittedCommand& command);
   std::uint64_t task_index(Scope& scope);  ///< under mutex_
+  /// Its graph's facts, kept once per snapshot (under mutex_).
+  const GraphTask* graph_facts(const std::shared_ptr<const GraphData>& graph);
+  const GraphTask& graph_task(const TraceAttribution& task) const;
+  std::string label(const TraceAttribution& task) const;
+  std::vector<std::uint64_t> after(const TraceAttribution& task) const;
   /// Reads the times of the commands completed so far, in order, and lets go
   /// of their events (under mutex_): a backend's events kept by the
   /// thousand cost it more than reading them.
@@ -158,6 +190,7 @@ class TraceRecorder {
   std::uint32_t host_lane();               ///< this thread's, under mutex_
   TraceSlice slice_of(const Command& command, std::int64_t offset) const;
   TraceSlice slice_of(const HostTask& host) const;
+  TraceSlice slice_of(const Compile& compile) const;
 
   std::chrono::steady_clock::time_point origin_ = std::chrono::steady_clock::now();
   RecordArena arena_;  ///< what keep() and ids() hand out
@@ -166,12 +199,20 @@ class TraceRecorder {
   std::vector<std::unique_ptr<LaneObserver>> observers_;
   std::mutex reading_;  ///< one trace() at a time: it times commands outside mutex_
   std::mutex mutex_;
-  ChunkedLog<TraceAttribution> tasks_;  ///< appended while trace() reads those before
+  /// The snapshot met last and its facts: a replayed graph is one snapshot.
+  /// Held weakly, so that the recorder keeps none of the graph's functions;
+  /// the control block it keeps alive cannot be another snapshot's.
+  std::weak_ptr<const GraphData> last_graph_;
+  const GraphTask* last_graph_facts_ = nullptr;
+  ChunkedLog<Run> runs_;
+  ChunkedLog<TaskRecord> tasks_;  ///< appended while trace() reads those before
+  ChunkedLog<TraceDecisions> decisions_;
   ChunkedLog<Command> commands_;
   std::size_t harvested_ = 0;  ///< commands_ before it have no event left
   std::size_t next_harvest_ = 0;  ///< no harvest on a command before commands_ reach it
   bool reading_now_ = false;   ///< trace() reads times outside mutex_: no harvest meanwhile
   ChunkedLog<HostTask> host_tasks_;
+  ChunkedLog<Compile> compiles_;
   std::map<std::thread::id, std::uint32_t> host_lane_of_;
   std::vector<std::string> host_lanes_;
   /// Per async track: its lane (in host_lanes_) and when its last operation ended.
