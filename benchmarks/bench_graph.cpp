@@ -50,6 +50,19 @@ void raw_enqueue(benchmark::State& state) {
   report_per_task(state);
 }
 
+/// The same with the queue's timing off, as the executor's lanes run
+/// commands nothing measures.
+void raw_untimed(benchmark::State& state) {
+  auto kernel = runtime().program(device(), conformance)->kernel("empty");
+  auto queue = device().create_queue();
+  queue->set_timing(false);
+  for (auto _ : state) {
+    for (int i = 0; i < tasks; ++i) queue->launch(*kernel, {alloy::Extent(1)});
+    queue->finish();
+  }
+  report_per_task(state);
+}
+
 /// Independent kernel tasks, the graph built and run each time in a warm
 /// executor: building (edges inferred) plus running.
 void graph_kernels(benchmark::State& state) {
@@ -143,6 +156,7 @@ void one_task_calls(benchmark::State& state) {
 // Registered through steady(): medians of five repetitions with their spread.
 const auto registered = [] {
   bench::steady(benchmark::RegisterBenchmark("raw_enqueue", raw_enqueue));
+  bench::steady(benchmark::RegisterBenchmark("raw_untimed", raw_untimed));
   for (auto [name, run] : {std::pair{"graph_kernels", &graph_kernels}, {"chain_kernels", &chain_kernels},
                            {"host_fanout", &host_fanout}, {"host_chain", &host_chain}, {"first_run", &first_run},
                            {"replay", &replay}, {"one_task_calls", &one_task_calls}}) {

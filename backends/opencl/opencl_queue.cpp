@@ -26,8 +26,9 @@ cl::NDRange to_ndrange(const Extent& extent) {
 
 }  // namespace
 
-OpenCLEvent::OpenCLEvent(cl::Event event, std::shared_ptr<const std::string> device_label, std::string command)
-    : event_(std::move(event)), device_label_(std::move(device_label)), command_(std::move(command)) {}
+OpenCLEvent::OpenCLEvent(cl::Event event, std::shared_ptr<const std::string> device_label, std::string command,
+                         bool timed)
+    : event_(std::move(event)), device_label_(std::move(device_label)), command_(std::move(command)), timed_(timed) {}
 
 void OpenCLEvent::wait() {
   // A command seen complete needs no clWaitForEvents, which flushes the
@@ -77,6 +78,11 @@ bool OpenCLEvent::on_complete(std::function<void()> callback) {
 }
 
 EventTiming OpenCLEvent::timing() {
+  if (!timed_) {
+    throw Error("timing of " + command_ + " on " + *device_label_ +
+                ": it was submitted while its queue's timing was off (Queue::set_timing); "
+                "turn timing on before submitting the commands to be timed");
+  }
   wait();
   EventTiming timing;
   const auto read = [&](cl_profiling_info what, const char* name, std::uint64_t& into) {
@@ -92,51 +98,73 @@ EventTiming OpenCLEvent::timing() {
 }
 
 OpenCLQueue::OpenCLQueue(OpenCLDevice& device)
-    : Queue(device), label_(std::make_shared<const std::string>(device.label())) {
+    : Queue(device), device_(device), label_(std::make_shared<const std::string>(device.label())) {
   cl_int status = CL_SUCCESS;
-  queue_ = cl::CommandQueue(device.context(), device.cl_device(), CL_QUEUE_PROFILING_ENABLE,
-                            &status);
-  check(status, "clCreateCommandQueue", *label_);
+  profiling_ = cl::CommandQueue(device.context(), device.cl_device(), CL_QUEUE_PROFILING_ENABLE, &status);
+  check(status, "clCreateCommandQueue(CL_QUEUE_PROFILING_ENABLE)", *label_);
 }
 
-std::shared_ptr<Event> OpenCLQueue::wrap(cl::Event event, std::string command) {
-  return std::make_shared<OpenCLEvent>(std::move(event), label_, std::move(command));
+cl::CommandQueue& OpenCLQueue::next_queue() {
+  untimed_in_a_row_ = timing() ? 0 : untimed_in_a_row_ + 1;
+  cl::CommandQueue* wanted = &profiling_;
+  if (untimed_in_a_row_ > 0 && (current_ == &plain_ || untimed_in_a_row_ >= untimed_before_switching)) {
+    wanted = &plain_;
+  }
+  if (wanted == current_) return *current_;
+  if (plain_() == nullptr) {
+    cl_int status = CL_SUCCESS;
+    plain_ = cl::CommandQueue(device_.context(), device_.cl_device(), 0, &status);
+    check(status, "clCreateCommandQueue", *label_);
+  }
+  if (last_() != nullptr) {
+    // A queue may wait only for commands that were flushed to their device.
+    check(current_->flush(), "clFlush", *label_);
+    const std::vector<cl::Event> before{last_};
+    check(wanted->enqueueBarrierWithWaitList(&before, &last_), "clEnqueueBarrierWithWaitList", *label_);
+  }
+  current_ = wanted;
+  return *current_;
+}
+
+std::shared_ptr<Event> OpenCLQueue::submitted(cl::Event event, std::string command) {
+  last_ = event;
+  return std::make_shared<OpenCLEvent>(std::move(event), label_, std::move(command), current_ == &profiling_);
 }
 
 std::shared_ptr<Event> OpenCLQueue::do_write(DeviceBuffer& dst, std::size_t dst_offset,
                                              const void* src, std::size_t bytes) {
   cl::Event event;
-  check(queue_.enqueueWriteBuffer(cl_buffer(dst), CL_FALSE, dst_offset, bytes, src, nullptr, &event),
+  check(next_queue().enqueueWriteBuffer(cl_buffer(dst), CL_FALSE, dst_offset, bytes, src, nullptr, &event),
         "clEnqueueWriteBuffer", *label_);
-  return wrap(std::move(event), "write");
+  return submitted(std::move(event), "write");
 }
 
 std::shared_ptr<Event> OpenCLQueue::do_read(const DeviceBuffer& src, std::size_t src_offset,
                                             void* dst, std::size_t bytes) {
   cl::Event event;
-  check(queue_.enqueueReadBuffer(cl_buffer(src), CL_FALSE, src_offset, bytes, dst, nullptr, &event),
+  check(next_queue().enqueueReadBuffer(cl_buffer(src), CL_FALSE, src_offset, bytes, dst, nullptr, &event),
         "clEnqueueReadBuffer", *label_);
-  return wrap(std::move(event), "read");
+  return submitted(std::move(event), "read");
 }
 
 std::shared_ptr<Event> OpenCLQueue::do_copy(const DeviceBuffer& src, std::size_t src_offset,
                                             DeviceBuffer& dst, std::size_t dst_offset,
                                             std::size_t bytes) {
   cl::Event event;
-  check(queue_.enqueueCopyBuffer(cl_buffer(src), cl_buffer(dst), src_offset, dst_offset, bytes,
-                                 nullptr, &event),
+  check(next_queue().enqueueCopyBuffer(cl_buffer(src), cl_buffer(dst), src_offset, dst_offset, bytes, nullptr,
+                                       &event),
         "clEnqueueCopyBuffer", *label_);
-  return wrap(std::move(event), "copy");
+  return submitted(std::move(event), "copy");
 }
 
 std::shared_ptr<Event> OpenCLQueue::do_fill(DeviceBuffer& dst, std::size_t offset,
                                             const void* pattern, std::size_t pattern_bytes,
                                             std::size_t bytes) {
   cl_event event = nullptr;
-  check(clEnqueueFillBuffer(queue_(), cl_buffer(dst)(), pattern, pattern_bytes, offset, bytes, 0,
-                            nullptr, &event),
+  check(clEnqueueFillBuffer(next_queue()(), cl_buffer(dst)(), pattern, pattern_bytes, offset, bytes, 0, nullptr,
+                            &event),
         "clEnqueueFillBuffer", *label_);
-  return wrap(cl::Event(event), "fill");
+  return submitted(cl::Event(event), "fill");
 }
 
 std::shared_ptr<Event> OpenCLQueue::do_launch(const Kernel& kernel, const LaunchRange& range,
@@ -156,10 +184,10 @@ std::shared_ptr<Event> OpenCLQueue::do_launch(const Kernel& kernel, const Launch
   }
   cl::Event event;
   const cl::NDRange local = range.local ? to_ndrange(*range.local) : cl::NullRange;
-  const cl_int status = queue_.enqueueNDRangeKernel(cl_kernel.kernel(), cl::NullRange, to_ndrange(range.global),
-                                                    local, nullptr, &event);
+  const cl_int status = next_queue().enqueueNDRangeKernel(cl_kernel.kernel(), cl::NullRange,
+                                                         to_ndrange(range.global), local, nullptr, &event);
   if (status != CL_SUCCESS) check(status, "clEnqueueNDRangeKernel(" + kernel.name() + ")", *label_);
-  return wrap(std::move(event), kernel.name());
+  return submitted(std::move(event), kernel.name());
 }
 
 void OpenCLQueue::do_wait_for(Event& event) {
@@ -172,10 +200,13 @@ void OpenCLQueue::do_wait_for(Event& event) {
     return;
   }
   const std::vector<cl::Event> wait_list{cl_event->event()};
-  check(queue_.enqueueBarrierWithWaitList(&wait_list, nullptr), "clEnqueueBarrierWithWaitList",
-        *label_);
+  // Kept as the last command: a later move to the other queue waits for it.
+  check(current_->enqueueBarrierWithWaitList(&wait_list, &last_), "clEnqueueBarrierWithWaitList", *label_);
 }
 
-void OpenCLQueue::do_finish() { check(queue_.finish(), "clFinish", *label_); }
+void OpenCLQueue::do_finish() {
+  // The current queue's commands wait for the other's, which finish first.
+  check(current_->finish(), "clFinish", *label_);
+}
 
 }  // namespace alloy::opencl

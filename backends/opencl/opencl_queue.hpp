@@ -1,4 +1,4 @@
-// OpenCL in-order command queues with profiling, and their events.
+// OpenCL in-order command queues, and their events.
 #pragma once
 
 #include "alloy/backend/queue.hpp"
@@ -10,8 +10,9 @@ class OpenCLDevice;
 
 class OpenCLEvent final : public Event {
  public:
-  /// `device_label`: the queue's, shared rather than copied per command.
-  OpenCLEvent(cl::Event event, std::shared_ptr<const std::string> device_label, std::string command);
+  /// `device_label`: the queue's, shared rather than copied per command;
+  /// `timed`: submitted to a queue that profiles its commands.
+  OpenCLEvent(cl::Event event, std::shared_ptr<const std::string> device_label, std::string command, bool timed);
 
   void wait() override;
   bool is_complete() const override;
@@ -24,11 +25,22 @@ class OpenCLEvent final : public Event {
   cl::Event event_;
   std::shared_ptr<const std::string> device_label_;
   std::string command_;
+  bool timed_;
 };
 
+/// One in-order queue made of two OpenCL queues: one that profiles its
+/// commands, for those timed (Queue::timing()), and one that does not, for
+/// long runs of untimed ones; profiling costs PoCL about a tenth of an empty
+/// launch. Moving from one to the other orders the next after the last
+/// command of the first, so commands run in submission order either way.
 class OpenCLQueue final : public Queue {
  public:
   explicit OpenCLQueue(OpenCLDevice& device);
+
+  /// Untimed commands in a row before they go to the queue that does not
+  /// profile: an executor sampling a kernel's times now and then stays on
+  /// one queue rather than paying a switch per sample.
+  static constexpr std::size_t untimed_before_switching = 32;
 
  private:
   std::shared_ptr<Event> do_write(DeviceBuffer& dst, std::size_t dst_offset, const void* src,
@@ -45,10 +57,19 @@ class OpenCLQueue final : public Queue {
   void do_wait_for(Event& event) override;
   void do_finish() override;
 
-  std::shared_ptr<Event> wrap(cl::Event event, std::string command);
+  /// The queue the next command goes to, ordered after every command
+  /// submitted before it.
+  cl::CommandQueue& next_queue();
+  /// Keeps `event` as the last command submitted, and wraps it.
+  std::shared_ptr<Event> submitted(cl::Event event, std::string command);
 
-  cl::CommandQueue queue_;
+  OpenCLDevice& device_;
   std::shared_ptr<const std::string> label_;  ///< the device's, for errors
+  cl::CommandQueue profiling_;
+  cl::CommandQueue plain_;  ///< made at the first long run of untimed commands
+  cl::CommandQueue* current_ = &profiling_;
+  cl::Event last_;  ///< the last command (or barrier) submitted, on current_
+  std::size_t untimed_in_a_row_ = 0;
 };
 
 }  // namespace alloy::opencl

@@ -132,4 +132,36 @@ TEST_CASE("Conformance.Events.dropped_events_still_complete_in_order") {
   });
 }
 
+// A queue whose timing goes off and on keeps its commands in submission
+// order (OpenCL moves long runs of untimed commands to a second queue
+// without profiling): each timed read sees exactly the adds before it, and
+// an untimed command late in a run has no times.
+TEST_CASE("Conformance.Events.timing_off_and_on_keeps_commands_in_order") {
+  for_each_device([](Device& device) {
+    const int n = 1 << 16;
+    auto add = conformance_kernel(device, "add_to_range");
+    auto queue = device.create_queue();
+    auto data = device.allocate(n * sizeof(int));
+    const int zero = 0;
+    queue->fill(*data, 0, &zero, sizeof zero, n * sizeof(int));
+    const int untimed_run = 40;
+    int expected = 0;
+    std::shared_ptr<Event> last_untimed;
+    for (int round = 0; round < 3; ++round) {
+      CAPTURE(round);
+      queue->set_timing(false);
+      for (int i = 0; i < untimed_run; ++i) last_untimed = queue->launch(*add, {Extent(n)}, 0, n, round + 1, *data);
+      expected += untimed_run * (round + 1);
+      queue->set_timing(true);
+      std::vector<int> back(n, -1);
+      const std::shared_ptr<Event> read = queue->read(*data, 0, back.data(), n * sizeof(int));
+      const EventTiming timing = read->timing();  // waits for it
+      CHECK(timing.started_ns <= timing.ended_ns);
+      for (int i = 0; i < n; ++i) REQUIRE(back[i] == expected);
+      CHECK_THROWS_AS(last_untimed->timing(), Error);
+    }
+    queue->finish();
+  });
+}
+
 }  // namespace alloy::test

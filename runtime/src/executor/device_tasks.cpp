@@ -23,7 +23,6 @@ const char* policy_name(const Task& task, SchedulingPolicy policy) {
 TraceAttribution ExecutorState::attribution(std::uint64_t id) const {
   const TaskState& state = task(id);
   TraceAttribution traced;
-  traced.task = id;
   traced.run = state.run->traced_as;
   traced.in_graph = static_cast<std::uint32_t>(state.in_graph);
   // Its graph's edges the recorder has from the run; those to earlier work

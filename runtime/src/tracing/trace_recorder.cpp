@@ -163,12 +163,14 @@ const TraceRecorder::GraphTask& TraceRecorder::graph_task(const TraceAttribution
   return runs_[task.run].tasks[task.in_graph];
 }
 
+std::uint64_t TraceRecorder::id(const TraceAttribution& task) const { return runs_[task.run].first + task.in_graph; }
+
 std::string TraceRecorder::label(const TraceAttribution& task) const {
   const Run& run = runs_[task.run];
   const GraphTask& facts = run.tasks[task.in_graph];
   // As ExecutorState::label gives it: a one-task call by its id, a graph's
   // task by its index there.
-  return task_label(run.number == 0 ? task.task : task.in_graph, facts.name, facts.kind, run.number);
+  return task_label(run.number == 0 ? id(task) : task.in_graph, facts.name, facts.kind, run.number);
 }
 
 std::vector<std::uint64_t> TraceRecorder::after(const TraceAttribution& task) const {
@@ -252,8 +254,7 @@ std::uint32_t TraceRecorder::host_lane() {
 void TraceRecorder::host_task(TraceAttribution attribution, std::chrono::steady_clock::time_point started,
                               std::chrono::steady_clock::time_point ended) {
   std::lock_guard lock(mutex_);
-  host_tasks_.push_back({tasks_.size(), since_start(started), since_start(ended), host_lane(), TraceKind::host});
-  tasks_.push_back({attribution});
+  host_tasks_.push_back({attribution, since_start(started), since_start(ended), host_lane(), TraceKind::host});
 }
 
 void TraceRecorder::async_task(TraceAttribution attribution, std::chrono::steady_clock::time_point started,
@@ -271,8 +272,7 @@ void TraceRecorder::async_task(TraceAttribution attribution, std::chrono::steady
     track = std::prev(async_tracks_.end());
   }
   track->second = std::max(track->second, end);
-  host_tasks_.push_back({tasks_.size(), start, end, track->first, TraceKind::async});
-  tasks_.push_back({attribution});
+  host_tasks_.push_back({attribution, start, end, track->first, TraceKind::async});
 }
 
 TraceSlice TraceRecorder::slice_of(const Command& command, std::int64_t offset) const {
@@ -299,7 +299,7 @@ TraceSlice TraceRecorder::slice_of(const Command& command, std::int64_t offset) 
   }
   const TaskRecord& record = tasks_[command.task];
   const TraceAttribution& task = record.attribution;
-  slice.task = task.task;
+  slice.task = id(task);
   slice.run_submitted_ns = runs_[task.run].submitted_ns;
   if (!command.own) {
     slice.name = role(slice, label(task));
@@ -321,7 +321,7 @@ TraceSlice TraceRecorder::slice_of(const Command& command, std::int64_t offset) 
 }
 
 TraceSlice TraceRecorder::slice_of(const HostTask& host) const {
-  const TraceAttribution& task = tasks_[host.task].attribution;
+  const TraceAttribution& task = host.task;
   TraceSlice slice;
   slice.kind = host.kind;
   slice.lane = host_lanes_[host.lane];
@@ -329,7 +329,7 @@ TraceSlice TraceRecorder::slice_of(const HostTask& host) const {
   slice.end_ns = std::max(host.started_ns, host.ended_ns);
   slice.enqueued_ns = host.started_ns;
   slice.run_submitted_ns = runs_[task.run].submitted_ns;
-  slice.task = task.task;
+  slice.task = id(task);
   slice.name = label(task);
   slice.after = after(task);
   return slice;

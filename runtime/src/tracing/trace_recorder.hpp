@@ -28,14 +28,13 @@ namespace alloy::detail {
 /// edges within the graph, declared work) the recorder keeps once per graph
 /// snapshot, and what its run says (number, submission) once per run
 /// (TraceRecorder::run_submitted); a label is put together only when the
-/// trace is read.
+/// trace is read. Its id is its run's first plus its index in the graph.
 struct TraceAttribution {
-  std::uint64_t task = 0;
-  std::uint32_t run = 0;       ///< run_submitted()'s index for its run
-  std::uint32_t in_graph = 0;  ///< its index in its graph
   /// The tasks of earlier submissions it follows that were still live (kept
   /// by the recorder: TraceRecorder::ids).
   std::span<const std::uint64_t> earlier;
+  std::uint32_t run = 0;       ///< run_submitted()'s index for its run
+  std::uint32_t in_graph = 0;  ///< its index in its graph
 };
 
 /// What the scheduler decided for a device task, learnt as it starts.
@@ -142,10 +141,10 @@ class TraceRecorder {
     std::uint64_t submitted_ns;
     std::uint32_t number;
   };
-  static constexpr std::uint32_t no_decisions = ~std::uint32_t{0};
+  /// A device task's, once it submitted a command.
   struct TaskRecord {
     TraceAttribution attribution;
-    std::uint32_t decisions = no_decisions;  ///< index into decisions_: device tasks'
+    std::uint32_t decisions;  ///< index into decisions_
   };
   /// One device command, compact: recording must cost little per command.
   struct Command {
@@ -154,7 +153,7 @@ class TraceRecorder {
     SubmittedCommand::Type type;
     bool own = false;    ///< its task's own command, not one it needed
     bool timed = false;  ///< `timing` read
-    std::uint64_t task = no_task;  ///< index into tasks_
+    std::uint64_t task = no_task;  ///< index into tasks_: a device task's command
     std::uint64_t enqueued_ns;
     std::uint64_t bytes;
     std::string_view kernel;             ///< a launch's entry point (kept)
@@ -162,8 +161,10 @@ class TraceRecorder {
     std::shared_ptr<Event> event;        ///< until its timing is read
     EventTiming timing;
   };
+  /// A host task or async operation: a trace may keep millions, so the
+  /// task's facts are in it, not in tasks_.
   struct HostTask {
-    std::uint64_t task;  ///< index into tasks_
+    TraceAttribution task;
     std::uint64_t started_ns, ended_ns;
     std::uint32_t lane;  ///< index into host_lanes_
     TraceKind kind;      ///< host or async
@@ -180,6 +181,7 @@ class TraceRecorder {
   /// Its graph's facts, kept once per snapshot (under mutex_).
   const GraphTask* graph_facts(const std::shared_ptr<const GraphData>& graph);
   const GraphTask& graph_task(const TraceAttribution& task) const;
+  std::uint64_t id(const TraceAttribution& task) const;
   std::string label(const TraceAttribution& task) const;
   std::vector<std::uint64_t> after(const TraceAttribution& task) const;
   /// Reads the times of the commands completed so far, in order, and lets go
@@ -205,7 +207,7 @@ class TraceRecorder {
   std::weak_ptr<const GraphData> last_graph_;
   const GraphTask* last_graph_facts_ = nullptr;
   ChunkedLog<Run> runs_;
-  ChunkedLog<TaskRecord> tasks_;  ///< appended while trace() reads those before
+  ChunkedLog<TaskRecord> tasks_;  ///< device tasks'; appended while trace() reads those before
   ChunkedLog<TraceDecisions> decisions_;
   ChunkedLog<Command> commands_;
   std::size_t harvested_ = 0;  ///< commands_ before it have no event left

@@ -80,9 +80,9 @@ class Queue {
 
   /// Whether commands submitted from now on record device timestamps for
   /// Event::timing(): on by default. Off, a backend may skip what timing
-  /// costs per command (CUDA and HIP: a second event and its timestamp);
-  /// timing() of such a command throws Error. OpenCL queues time every
-  /// command either way.
+  /// costs per command (CUDA and HIP: a second event and its timestamp;
+  /// OpenCL: after a run of untimed commands, a second queue without
+  /// profiling); timing() of such a command throws Error.
   void set_timing(bool on) { timing_ = on; }
   /// An observed queue times every command.
   bool timing() const { return timing_ || observer_ != nullptr; }
