@@ -116,18 +116,17 @@ cl::CommandQueue& OpenCLQueue::next_queue() {
     plain_ = cl::CommandQueue(device_.context(), device_.cl_device(), 0, &status);
     check(status, "clCreateCommandQueue", *label_);
   }
-  if (last_() != nullptr) {
-    // A queue may wait only for commands that were flushed to their device.
-    check(current_->flush(), "clFlush", *label_);
-    const std::vector<cl::Event> before{last_};
-    check(wanted->enqueueBarrierWithWaitList(&before, &last_), "clEnqueueBarrierWithWaitList", *label_);
-  }
+  // A marker completes once every command before it on its queue has; a
+  // queue may wait only for commands flushed to their device.
+  std::vector<cl::Event> before(1);
+  check(current_->enqueueMarkerWithWaitList(nullptr, &before[0]), "clEnqueueMarkerWithWaitList", *label_);
+  check(current_->flush(), "clFlush", *label_);
+  check(wanted->enqueueBarrierWithWaitList(&before), "clEnqueueBarrierWithWaitList", *label_);
   current_ = wanted;
   return *current_;
 }
 
 std::shared_ptr<Event> OpenCLQueue::submitted(cl::Event event, std::string command) {
-  last_ = event;
   return std::make_shared<OpenCLEvent>(std::move(event), label_, std::move(command), current_ == &profiling_);
 }
 
@@ -200,8 +199,7 @@ void OpenCLQueue::do_wait_for(Event& event) {
     return;
   }
   const std::vector<cl::Event> wait_list{cl_event->event()};
-  // Kept as the last command: a later move to the other queue waits for it.
-  check(current_->enqueueBarrierWithWaitList(&wait_list, &last_), "clEnqueueBarrierWithWaitList", *label_);
+  check(current_->enqueueBarrierWithWaitList(&wait_list), "clEnqueueBarrierWithWaitList", *label_);
 }
 
 void OpenCLQueue::do_finish() {

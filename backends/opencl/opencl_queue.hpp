@@ -60,7 +60,7 @@ class OpenCLQueue final : public Queue {
   /// The queue the next command goes to, ordered after every command
   /// submitted before it.
   cl::CommandQueue& next_queue();
-  /// Keeps `event` as the last command submitted, and wraps it.
+  /// The event of a command just submitted to the current queue.
   std::shared_ptr<Event> submitted(cl::Event event, std::string command);
 
   OpenCLDevice& device_;
@@ -68,7 +68,6 @@ class OpenCLQueue final : public Queue {
   cl::CommandQueue profiling_;
   cl::CommandQueue plain_;  ///< made at the first long run of untimed commands
   cl::CommandQueue* current_ = &profiling_;
-  cl::Event last_;  ///< the last command (or barrier) submitted, on current_
   std::size_t untimed_in_a_row_ = 0;
 };
 

@@ -136,8 +136,28 @@ void TraceRecorder::compile_for_current_task(const std::string& kernel, const st
 std::uint32_t TraceRecorder::run_submitted(const std::shared_ptr<const GraphData>& graph, std::uint64_t first,
                                            std::uint32_t number, std::chrono::steady_clock::time_point submitted) {
   std::lock_guard lock(mutex_);
-  runs_.push_back({graph_facts(graph), first, since_start(submitted), number});
+  Run& run = runs_.emplace_back(Run{nullptr, first, since_start(submitted), number, {}});
+  if (number == 0 && graph->tasks.size() == 1) {
+    run.only = task_facts(*graph, 0);
+    run.tasks = &run.only;  // a ChunkedLog's elements never move
+  } else {
+    run.tasks = graph_facts(graph);
+  }
   return static_cast<std::uint32_t>(runs_.size() - 1);
+}
+
+TraceRecorder::GraphTask TraceRecorder::task_facts(const GraphData& graph, std::size_t i) {
+  const detail::Task& task = graph.tasks[i];
+  const std::span<std::uint64_t> after = ids(graph.dependencies[i].size());
+  std::transform(graph.dependencies[i].begin(), graph.dependencies[i].end(), after.begin(),
+                 [](TaskId before) { return before.index; });
+  return {keep_repeated(task.options.name, last_task_name_), task.kind_name(), after, task.options.flops,
+          task.options.bytes};
+}
+
+std::string_view TraceRecorder::keep_repeated(std::string_view text, std::string_view& last) {
+  if (text != last) last = keep(text);
+  return last;
 }
 
 const TraceRecorder::GraphTask* TraceRecorder::graph_facts(const std::shared_ptr<const GraphData>& graph) {
@@ -146,14 +166,7 @@ const TraceRecorder::GraphTask* TraceRecorder::graph_facts(const std::shared_ptr
   const std::size_t count = graph->tasks.size();
   auto* facts = static_cast<GraphTask*>(arena_.allocate(std::max<std::size_t>(count, 1) * sizeof(GraphTask),
                                                         alignof(GraphTask)));
-  for (std::size_t i = 0; i < count; ++i) {
-    const detail::Task& task = graph->tasks[i];
-    const std::span<std::uint64_t> after = ids(graph->dependencies[i].size());
-    std::transform(graph->dependencies[i].begin(), graph->dependencies[i].end(), after.begin(),
-                   [](TaskId before) { return before.index; });
-    new (&facts[i]) GraphTask{keep(task.options.name), task.kind_name(), after, task.options.flops,
-                              task.options.bytes};
-  }
+  for (std::size_t i = 0; i < count; ++i) new (&facts[i]) GraphTask(task_facts(*graph, i));
   last_graph_ = graph;
   last_graph_facts_ = facts;
   return facts;
@@ -216,8 +229,7 @@ void TraceRecorder::submitted(std::size_t device, std::uint32_t lane, const Subm
   if (scope != nullptr) recorded.own = std::exchange(scope->own_next_, false);
   std::lock_guard lock(mutex_);
   if (command.kernel != nullptr) {
-    if (command.kernel->name() != last_kernel_) last_kernel_ = keep(command.kernel->name());
-    recorded.kernel = last_kernel_;
+    recorded.kernel = keep_repeated(command.kernel->name(), last_kernel_);
   }
   if (scope != nullptr) recorded.task = task_index(*scope);
   commands_.push_back(std::move(recorded));

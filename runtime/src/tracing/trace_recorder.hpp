@@ -136,10 +136,13 @@ class TraceRecorder {
     std::uint64_t bytes;    ///< TaskOptions::bytes
   };
   struct Run {
-    const GraphTask* tasks;  ///< kept; shared by the runs of one snapshot
+    const GraphTask* tasks;  ///< kept, shared by the runs of one snapshot; or `only`
     std::uint64_t first;
     std::uint64_t submitted_ns;
     std::uint32_t number;
+    /// A one-task call's task: its graph is never replayed, so its facts
+    /// are kept here rather than once more in the arena.
+    GraphTask only;
   };
   /// A device task's, once it submitted a command.
   struct TaskRecord {
@@ -180,6 +183,10 @@ class TraceRecorder {
   std::uint64_t task_index(Scope& scope);  ///< under mutex_
   /// Its graph's facts, kept once per snapshot (under mutex_).
   const GraphTask* graph_facts(const std::shared_ptr<const GraphData>& graph);
+  GraphTask task_facts(const GraphData& graph, std::size_t task);  ///< under mutex_
+  /// keep(text), or `last` when text is the same: names repeat call after
+  /// call (under mutex_).
+  std::string_view keep_repeated(std::string_view text, std::string_view& last);
   const GraphTask& graph_task(const TraceAttribution& task) const;
   std::uint64_t id(const TraceAttribution& task) const;
   std::string label(const TraceAttribution& task) const;
@@ -196,7 +203,8 @@ class TraceRecorder {
 
   std::chrono::steady_clock::time_point origin_ = std::chrono::steady_clock::now();
   RecordArena arena_;  ///< what keep() and ids() hand out
-  std::string_view last_kernel_;  ///< the kernel name kept last: launches repeat it
+  std::string_view last_kernel_;     ///< the kernel name kept last: launches repeat it
+  std::string_view last_task_name_;  ///< the task name kept last: one-task calls repeat it
   std::vector<TraceDevice> devices_;
   std::vector<std::unique_ptr<LaneObserver>> observers_;
   std::mutex reading_;  ///< one trace() at a time: it times commands outside mutex_
