@@ -21,6 +21,8 @@ struct Extent {
   std::size_t operator[](unsigned d) const { return size[d]; }
   std::size_t count() const { return size[0] * size[1] * size[2]; }  ///< launches check overflow
   std::string to_string() const;  ///< "64x4"
+
+  friend bool operator==(const Extent&, const Extent&) = default;
 };
 
 /// The global size must be a multiple of the local size in every dimension;
@@ -31,6 +33,8 @@ struct LaunchRange {
 
   Extent global;
   std::optional<Extent> local;
+
+  friend bool operator==(const LaunchRange&, const LaunchRange&) = default;
 };
 
 }  // namespace alloy

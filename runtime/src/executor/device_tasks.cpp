@@ -22,18 +22,7 @@ const char* policy_name(const Task& task, SchedulingPolicy policy) {
 
 TraceAttribution ExecutorState::attribution(std::uint64_t id) const {
   const TaskState& state = task(id);
-  TraceAttribution traced;
-  traced.run = state.run->traced_as;
-  traced.in_graph = static_cast<std::uint32_t>(state.in_graph);
-  // Its graph's edges the recorder has from the run; those to earlier work
-  // it is told here.
-  std::size_t earlier = 0;
-  for_each_earlier_dependency(state, [&](std::uint64_t) { ++earlier; });
-  const std::span<std::uint64_t> kept = recorder->ids(earlier);
-  std::size_t next = 0;
-  for_each_earlier_dependency(state, [&](std::uint64_t before) { kept[next++] = before; });
-  traced.earlier = kept;
-  return traced;
+  return {state.run->traced_as, static_cast<std::uint32_t>(state.in_graph)};
 }
 
 std::size_t ExecutorState::place(std::uint64_t id, SchedulingPolicy policy) {
@@ -115,14 +104,13 @@ void ExecutorState::describe_plan(TraceRecorder::Scope& traced, const DevicePlan
                                   SchedulingPolicy policy) const {
   const Task& work = *plan.task;
   const std::optional<double> predicted = placement.estimate(work, plan.device);
-  traced.describe([&](TraceDecisions& decided) {
-    decided.policy = policy_name(work, policy);
-    decided.predicted_seconds = predicted;
-    if (plan.resolved && plan.resolved->tuned) {
-      decided.configuration = recorder->keep(plan.resolved->tuned->described);
-      decided.profile_match = to_string(plan.resolved->tuned->choice.match).data();  // a literal
-    }
-  });
+  TraceDecisions& decided = traced.decisions();
+  decided.policy = policy_name(work, policy);
+  decided.predicted_seconds = predicted;
+  if (plan.resolved && plan.resolved->tuned) {
+    decided.configuration = plan.resolved->tuned->described;
+    decided.profile_match = to_string(plan.resolved->tuned->choice.match).data();  // a literal
+  }
 }
 
 void ExecutorState::released_on_device(std::uint64_t id, std::size_t device, Queue& queue, SchedulingPolicy policy,

@@ -122,6 +122,7 @@ std::shared_ptr<RunRecord> ExecutorState::add_run(std::shared_ptr<const GraphDat
   runs.push_back(run);
   add_task_states(*run, after, std::move(one_task));
   link_to_earlier_work(*run);
+  if (recorder) trace_earlier_edges(*run);
   // Every task is in before any starts, so the ready ones go in rank order.
   for (std::uint64_t id = run->first; id < run->first + run->size(); ++id) {
     if (task(id).unreleased == 0) make_ready(id);
@@ -171,6 +172,16 @@ void ExecutorState::link_to_earlier_work(RunRecord& run) {
       }
     });
   }
+}
+
+void ExecutorState::trace_earlier_edges(const RunRecord& run) {
+  std::vector<EarlierEdge> edges;
+  for (std::uint64_t id = run.first; id < run.first + run.size(); ++id) {
+    for_each_earlier_dependency(task(id), [&](std::uint64_t before) {
+      edges.push_back({static_cast<std::uint32_t>(id - run.first), before});
+    });
+  }
+  if (!edges.empty()) recorder->follows_earlier(run.traced_as, edges);
 }
 
 bool ExecutorState::waits_for(std::uint64_t id, std::uint64_t running) const {

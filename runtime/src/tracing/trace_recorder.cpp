@@ -59,27 +59,29 @@ std::string unattributed(const TraceSlice& slice) {
 }  // namespace
 
 void TraceRecorder::read_timing(Command& command) {
+  static_assert(sizeof(Command) <= 64, "a trace keeps one Command per device command");
+  const std::shared_ptr<Event> event = std::move(std::get<std::shared_ptr<Event>>(command.state));
   try {
-    command.timing = command.event->timing();
-    command.timed = true;
+    command.state = event->timing();
   } catch (const Error&) {
     // A failed command has no times; its task's failure is reported by wait().
+    command.state = std::monostate{};
   }
-  command.event.reset();
 }
 
 class TraceRecorder::LaneObserver : public QueueObserver {
  public:
-  LaneObserver(TraceRecorder& recorder, std::size_t device, std::uint32_t lane)
+  LaneObserver(TraceRecorder& recorder, std::uint32_t device, std::uint32_t lane)
       : recorder_(recorder), device_(device), lane_(lane) {}
   void submitted(const Queue&, const SubmittedCommand& command) override {
-    recorder_.submitted(device_, lane_, command);
+    recorder_.submitted(device_, lane_, command, last_shape_);
   }
 
  private:
   TraceRecorder& recorder_;
-  std::size_t device_;
+  std::uint32_t device_;
   std::uint32_t lane_;
+  const CommandShape* last_shape_ = nullptr;  ///< under the recorder's mutex_
 };
 
 TraceRecorder::TraceRecorder(const std::vector<Device*>& devices, unsigned compute_lanes) {
@@ -97,7 +99,7 @@ TraceRecorder::~TraceRecorder() = default;
 void TraceRecorder::observe(std::size_t device, DeviceLanes& lanes) {
   const auto compute = static_cast<std::uint32_t>(devices_.at(device).lanes.size() - 2);
   auto watch = [&](Queue& queue, std::uint32_t lane) {
-    observers_.push_back(std::make_unique<LaneObserver>(*this, device, lane));
+    observers_.push_back(std::make_unique<LaneObserver>(*this, static_cast<std::uint32_t>(device), lane));
     queue.observe(observers_.back().get());
   };
   for (std::uint32_t lane = 0; lane < compute; ++lane) watch(lanes.compute(lane), lane);
@@ -105,8 +107,8 @@ void TraceRecorder::observe(std::size_t device, DeviceLanes& lanes) {
   watch(lanes.copy_out(), compute + 1);
 }
 
-TraceRecorder::Scope::Scope(TraceRecorder* recorder, TraceAttribution attribution)
-    : recorder_(recorder), attribution_(std::move(attribution)), outer_(current_scope) {
+TraceRecorder::Scope::Scope(TraceRecorder* recorder, TraceAttribution task)
+    : recorder_(recorder), task_(task), outer_(current_scope) {
   if (recorder_ != nullptr) current_scope = this;
 }
 
@@ -122,7 +124,7 @@ void TraceRecorder::compile_for_current_task(const std::string& kernel, const st
                                              std::chrono::steady_clock::time_point started,
                                              std::chrono::steady_clock::time_point ended) {
   if (current_scope == nullptr || current_scope->recorder_ != this) return;
-  const TraceAttribution& task = current_scope->attribution_;
+  const TraceAttribution& task = current_scope->task_;
   std::lock_guard lock(mutex_);
   if (!compile_lane_) {
     compile_lane_ = static_cast<std::uint32_t>(host_lanes_.size());
@@ -136,7 +138,7 @@ void TraceRecorder::compile_for_current_task(const std::string& kernel, const st
 std::uint32_t TraceRecorder::run_submitted(const std::shared_ptr<const GraphData>& graph, std::uint64_t first,
                                            std::uint32_t number, std::chrono::steady_clock::time_point submitted) {
   std::lock_guard lock(mutex_);
-  Run& run = runs_.emplace_back(Run{nullptr, first, since_start(submitted), number, {}});
+  Run& run = runs_.emplace_back(Run{nullptr, {}, first, since_start(submitted), number, {}});
   if (number == 0 && graph->tasks.size() == 1) {
     run.only = task_facts(*graph, 0);
     run.tasks = &run.only;  // a ChunkedLog's elements never move
@@ -144,6 +146,13 @@ std::uint32_t TraceRecorder::run_submitted(const std::shared_ptr<const GraphData
     run.tasks = graph_facts(graph);
   }
   return static_cast<std::uint32_t>(runs_.size() - 1);
+}
+
+void TraceRecorder::follows_earlier(std::uint32_t run, std::span<const EarlierEdge> edges) {
+  std::lock_guard lock(mutex_);
+  auto* kept = static_cast<EarlierEdge*>(arena_.allocate(edges.size() * sizeof(EarlierEdge), alignof(EarlierEdge)));
+  std::copy(edges.begin(), edges.end(), kept);
+  runs_[run].earlier = {kept, edges.size()};
 }
 
 TraceRecorder::GraphTask TraceRecorder::task_facts(const GraphData& graph, std::size_t i) {
@@ -190,7 +199,9 @@ std::vector<std::uint64_t> TraceRecorder::after(const TraceAttribution& task) co
   const Run& run = runs_[task.run];
   std::vector<std::uint64_t> ids;
   for (std::uint64_t before : run.tasks[task.in_graph].after) ids.push_back(run.first + before);
-  ids.insert(ids.end(), task.earlier.begin(), task.earlier.end());
+  const auto earlier = std::equal_range(run.earlier.begin(), run.earlier.end(), EarlierEdge{task.in_graph, 0},
+                                        [](const EarlierEdge& a, const EarlierEdge& b) { return a.in_graph < b.in_graph; });
+  for (auto edge = earlier.first; edge != earlier.second; ++edge) ids.push_back(edge->before);
   return ids;
 }
 
@@ -210,29 +221,42 @@ std::uint64_t TraceRecorder::since_start(std::chrono::steady_clock::time_point t
   return time <= origin_ ? 0 : static_cast<std::uint64_t>((time - origin_).count());
 }
 
-std::uint64_t TraceRecorder::task_index(Scope& scope) {
-  if (scope.index_ == no_task) {
-    scope.index_ = tasks_.size();
-    tasks_.push_back({scope.attribution_, static_cast<std::uint32_t>(decisions_.size())});
-    decisions_.push_back(scope.decisions_);
-  }
-  return scope.index_;
+template <class T>
+T* TraceRecorder::kept_copy(const T& value) {
+  return new (arena_.allocate(sizeof(T), alignof(T))) T(value);
 }
 
-void TraceRecorder::submitted(std::size_t device, std::uint32_t lane, const SubmittedCommand& command) {
+const TraceDecisions* TraceRecorder::keep_repeated(const TraceDecisions& decided) {
+  if (last_decisions_ == nullptr || !(*last_decisions_ == decided)) {
+    TraceDecisions kept = decided;
+    kept.configuration = keep_repeated(decided.configuration, last_configuration_);
+    last_decisions_ = kept_copy(kept);
+  }
+  return last_decisions_;
+}
+
+const TraceRecorder::CommandShape* TraceRecorder::keep_repeated(const CommandShape& shape,
+                                                                const CommandShape*& last) {
+  const bool same = last != nullptr && last->type == shape.type && last->kernel == shape.kernel &&
+                    last->range == shape.range && last->decided == shape.decided;
+  if (!same) last = kept_copy(shape);
+  return last;
+}
+
+void TraceRecorder::submitted(std::uint32_t device, std::uint32_t lane, const SubmittedCommand& command,
+                              const CommandShape*& last_shape) {
   // Only copies here: names, sizes and the task's facts are put together
   // when the trace is read.
-  Command recorded{static_cast<std::uint32_t>(device), lane, command.type, false, false, no_task,
-                   since_start(command.enqueued), command.bytes, {}, {}, command.event, {}};
-  if (command.range) recorded.range = *command.range;
+  CommandShape shape{device, lane, command.type, {}, {}, nullptr};
+  if (command.range) shape.range = *command.range;
   Scope* scope = current_scope != nullptr && current_scope->recorder_ == this ? current_scope : nullptr;
-  if (scope != nullptr) recorded.own = std::exchange(scope->own_next_, false);
+  const bool own = scope != nullptr && std::exchange(scope->own_next_, false);
+  const std::uint64_t enqueued = since_start(command.enqueued);
   std::lock_guard lock(mutex_);
-  if (command.kernel != nullptr) {
-    recorded.kernel = keep_repeated(command.kernel->name(), last_kernel_);
-  }
-  if (scope != nullptr) recorded.task = task_index(*scope);
-  commands_.push_back(std::move(recorded));
+  if (command.kernel != nullptr) shape.kernel = keep_repeated(command.kernel->name(), last_kernel_);
+  if (own) shape.decided = keep_repeated(scope->decisions_);
+  commands_.push_back({keep_repeated(shape, last_shape), scope != nullptr ? scope->task_ : TraceAttribution{},
+                       enqueued, command.bytes, command.event});
   if (commands_.size() - harvested_ >= most_events_kept && commands_.size() >= next_harvest_) {
     harvest_completed();
     next_harvest_ = commands_.size() + commands_between_harvests;
@@ -248,8 +272,9 @@ void TraceRecorder::harvest_completed() {
   if (reading_now_) return;
   for (; harvested_ < commands_.size(); ++harvested_) {
     Command& command = commands_[harvested_];
-    if (!command.event) continue;
-    if (!command.event->is_complete()) return;  // the rest on a later harvest, or in trace()
+    const auto* event = std::get_if<std::shared_ptr<Event>>(&command.state);
+    if (event == nullptr) continue;
+    if (!(*event)->is_complete()) return;  // the rest on a later harvest, or in trace()
     read_timing(command);
   }
 }
@@ -288,41 +313,42 @@ void TraceRecorder::async_task(TraceAttribution attribution, std::chrono::steady
 }
 
 TraceSlice TraceRecorder::slice_of(const Command& command, std::int64_t offset) const {
+  const CommandShape& shape = *command.shape;
+  const EventTiming& timing = std::get<EventTiming>(command.state);
   TraceSlice slice;
-  slice.kind = kind_of(command.type);
-  slice.device = command.device;
-  slice.lane = devices_[command.device].lanes[command.lane];
+  slice.kind = kind_of(shape.type);
+  slice.device = shape.device;
+  slice.lane = devices_[shape.device].lanes[shape.lane];
   slice.bytes = command.bytes;
   slice.enqueued_ns = command.enqueued_ns;
-  slice.start_ns = static_cast<std::uint64_t>(static_cast<std::int64_t>(command.timing.started_ns) + offset);
+  slice.start_ns = static_cast<std::uint64_t>(static_cast<std::int64_t>(timing.started_ns) + offset);
   slice.end_ns = static_cast<std::uint64_t>(
-      static_cast<std::int64_t>(std::max(command.timing.ended_ns, command.timing.started_ns)) + offset);
-  if (command.range) {
-    slice.kernel = command.kernel;
+      static_cast<std::int64_t>(std::max(timing.ended_ns, timing.started_ns)) + offset);
+  if (shape.range) {
+    slice.kernel = shape.kernel;
     slice.profile_match = "fixed";
-    slice.global_size = command.range->global.to_string();
-    slice.local_size = command.range->local ? command.range->local->to_string() : "";
-    slice.work_groups = work_groups(*command.range);
+    slice.global_size = shape.range->global.to_string();
+    slice.local_size = shape.range->local ? shape.range->local->to_string() : "";
+    slice.work_groups = work_groups(*shape.range);
   }
-  if (command.task == no_task) {
+  const TraceAttribution& task = command.task;
+  if (task.run == TraceAttribution::no_run) {
     slice.name = unattributed(slice);
     slice.run_submitted_ns = command.enqueued_ns;
     return slice;
   }
-  const TaskRecord& record = tasks_[command.task];
-  const TraceAttribution& task = record.attribution;
   slice.task = id(task);
   slice.run_submitted_ns = runs_[task.run].submitted_ns;
-  if (!command.own) {
+  if (shape.decided == nullptr) {
     slice.name = role(slice, label(task));
     return slice;
   }
   slice.name = label(task);
   slice.after = after(task);
-  const TraceDecisions& decided = decisions_[record.decisions];
+  const TraceDecisions& decided = *shape.decided;
   slice.policy = decided.policy;
   if (decided.predicted_seconds) slice.predicted_ns = static_cast<std::uint64_t>(*decided.predicted_seconds * 1e9);
-  if (command.range) {
+  if (shape.range) {
     slice.configuration = decided.configuration;
     if (decided.profile_match != nullptr) slice.profile_match = decided.profile_match;
     const GraphTask& declared = graph_task(task);
@@ -367,7 +393,7 @@ Trace TraceRecorder::trace() {
     std::lock_guard lock(mutex_);
     reading_now_ = true;
     commands_.for_each([&](Command& command) {
-      if (command.event) untimed.push_back(&command);
+      if (std::holds_alternative<std::shared_ptr<Event>>(command.state)) untimed.push_back(&command);
     });
   }
   // Outside the lock: reading a timestamp waits for its command.
@@ -379,10 +405,11 @@ Trace TraceRecorder::trace() {
   // those is the closest bound: it puts every command after its submission.
   std::vector<std::int64_t> offsets(devices_.size(), std::numeric_limits<std::int64_t>::min());
   commands_.for_each([&](const Command& command) {
-    if (!command.timed) return;
-    const std::uint64_t queued = command.timing.queued_ns != 0 ? command.timing.queued_ns : command.timing.started_ns;
-    offsets[command.device] = std::max(offsets[command.device], static_cast<std::int64_t>(command.enqueued_ns) -
-                                                                    static_cast<std::int64_t>(queued));
+    const auto* timing = std::get_if<EventTiming>(&command.state);
+    if (timing == nullptr) return;
+    const std::uint64_t queued = timing->queued_ns != 0 ? timing->queued_ns : timing->started_ns;
+    std::int64_t& offset = offsets[command.shape->device];
+    offset = std::max(offset, static_cast<std::int64_t>(command.enqueued_ns) - static_cast<std::int64_t>(queued));
   });
   Trace trace;
   trace.devices = devices_;
@@ -393,7 +420,9 @@ Trace TraceRecorder::trace() {
       std::chrono::duration_cast<std::chrono::nanoseconds>(unix_now - since_origin).count());
   trace.slices.reserve(commands_.size() + host_tasks_.size() + compiles_.size());
   commands_.for_each([&](const Command& command) {
-    if (command.timed) trace.slices.push_back(slice_of(command, offsets[command.device]));
+    if (std::holds_alternative<EventTiming>(command.state)) {
+      trace.slices.push_back(slice_of(command, offsets[command.shape->device]));
+    }
   });
   host_tasks_.for_each([&](const HostTask& host) { trace.slices.push_back(slice_of(host)); });
   compiles_.for_each([&](const Compile& compile) { trace.slices.push_back(slice_of(compile)); });

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <variant>
 #include <vector>
 
 #include "alloy/backend/device.hpp"
@@ -23,18 +24,23 @@
 
 namespace alloy::detail {
 
-/// Which task a record belongs to, copied when it starts: a few words,
-/// since a trace keeps one per task. What its graph says of it (name, kind,
-/// edges within the graph, declared work) the recorder keeps once per graph
-/// snapshot, and what its run says (number, submission) once per run
-/// (TraceRecorder::run_submitted); a label is put together only when the
-/// trace is read. Its id is its run's first plus its index in the graph.
+/// Which task a record belongs to: one word, since a trace keeps one per
+/// task. What its graph says of it (name, kind, edges within the graph,
+/// declared work) the recorder keeps once per graph snapshot, and what its
+/// run says (number, submission, edges to earlier work) once per run
+/// (TraceRecorder::run_submitted, follows_earlier); a label is put together
+/// only when the trace is read. Its id is its run's first plus its index in
+/// the graph.
 struct TraceAttribution {
-  /// The tasks of earlier submissions it follows that were still live (kept
-  /// by the recorder: TraceRecorder::ids).
-  std::span<const std::uint64_t> earlier;
-  std::uint32_t run = 0;       ///< run_submitted()'s index for its run
+  static constexpr std::uint32_t no_run = ~std::uint32_t{0};
+  std::uint32_t run = no_run;  ///< run_submitted()'s index for its run; no_run: no task's
   std::uint32_t in_graph = 0;  ///< its index in its graph
+};
+
+/// A task of a run that follows a task of an earlier submission.
+struct EarlierEdge {
+  std::uint32_t in_graph;  ///< the later task, by its index in its graph
+  std::uint64_t before;    ///< the earlier task's id
 };
 
 /// What the scheduler decided for a device task, learnt as it starts.
@@ -43,12 +49,14 @@ struct TraceDecisions {
   std::optional<double> predicted_seconds;
   std::string_view configuration;       ///< kept by the recorder
   const char* profile_match = nullptr;  ///< ProfileMatch's name; nullptr: "fixed"
+
+  /// Names compared by address: each is a literal, and a miss only keeps a
+  /// copy more.
+  friend bool operator==(const TraceDecisions&, const TraceDecisions&) = default;
 };
 
 class TraceRecorder {
  public:
-  static constexpr std::uint64_t no_task = ~std::uint64_t{0};
-
   TraceRecorder(const std::vector<Device*>& devices, unsigned compute_lanes);
   ~TraceRecorder();
   TraceRecorder(const TraceRecorder&) = delete;
@@ -62,10 +70,9 @@ class TraceRecorder {
   /// last time shares that snapshot's facts.
   std::uint32_t run_submitted(const std::shared_ptr<const GraphData>& graph, std::uint64_t first,
                               std::uint32_t number, std::chrono::steady_clock::time_point submitted);
-  /// A copy of `text` that lives as long as the recorder.
-  std::string_view keep(std::string_view text);
-  /// Room for `count` task ids that lives as long as the recorder.
-  std::span<std::uint64_t> ids(std::size_t count);
+  /// Run `run`'s edges to tasks of earlier submissions that were still
+  /// live, ordered by the later task: told once, after run_submitted.
+  void follows_earlier(std::uint32_t run, std::span<const EarlierEdge> edges);
 
   /// While it lives, commands this thread submits belong to the task; the
   /// one submitted after next_command_is_the_tasks_own() is the task's own.
@@ -75,25 +82,16 @@ class TraceRecorder {
     ~Scope();
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
-    /// Adds the scheduler's decisions, learnt after the scope opened, to
-    /// the task's record, kept already or not: `edit(decisions)`.
-    template <class Edit>
-    void describe(Edit&& edit) {
-      if (recorder_ == nullptr) return;
-      if (index_ == no_task) {
-        edit(decisions_);
-        return;
-      }
-      std::lock_guard lock(recorder_->mutex_);  // trace() may be reading them
-      edit(recorder_->decisions_[recorder_->tasks_[index_].decisions]);
-    }
+    /// The scheduler's decisions, learnt after the scope opened: they are
+    /// recorded with the task's own command, so before it is submitted.
+    /// Their configuration need only live as long as the scope.
+    TraceDecisions& decisions() { return decisions_; }
 
    private:
     friend class TraceRecorder;
     TraceRecorder* recorder_;
-    TraceAttribution attribution_;
+    TraceAttribution task_;
     TraceDecisions decisions_;
-    std::uint64_t index_ = no_task;  ///< in tasks_, once a command was recorded
     bool own_next_ = false;
     Scope* outer_;
   };
@@ -137,6 +135,7 @@ class TraceRecorder {
   };
   struct Run {
     const GraphTask* tasks;  ///< kept, shared by the runs of one snapshot; or `only`
+    std::span<const EarlierEdge> earlier;  ///< kept, by the later task
     std::uint64_t first;
     std::uint64_t submitted_ns;
     std::uint32_t number;
@@ -144,28 +143,29 @@ class TraceRecorder {
     /// are kept here rather than once more in the arena.
     GraphTask only;
   };
-  /// A device task's, once it submitted a command.
-  struct TaskRecord {
-    TraceAttribution attribution;
-    std::uint32_t decisions;  ///< index into decisions_
-  };
-  /// One device command, compact: recording must cost little per command.
-  struct Command {
+  /// What a command is and whose, apart from its size and times: kept once
+  /// and shared by the commands that repeat it, as a replayed graph's do.
+  struct CommandShape {
     std::uint32_t device;
     std::uint32_t lane;  ///< index into the device's lanes
     SubmittedCommand::Type type;
-    bool own = false;    ///< its task's own command, not one it needed
-    bool timed = false;  ///< `timing` read
-    std::uint64_t task = no_task;  ///< index into tasks_: a device task's command
+    std::string_view kernel;           ///< a launch's entry point (kept)
+    std::optional<LaunchRange> range;  ///< a launch's
+    /// Its task's decisions (kept) when it is the task's own command, not
+    /// one the task needed; else nullptr.
+    const TraceDecisions* decided;
+  };
+  /// One device command, in 64 bytes: a trace keeps every one, and fresh
+  /// record memory is much of what recording costs per command.
+  struct Command {
+    const CommandShape* shape;  ///< kept
+    TraceAttribution task;
     std::uint64_t enqueued_ns;
     std::uint64_t bytes;
-    std::string_view kernel;             ///< a launch's entry point (kept)
-    std::optional<LaunchRange> range;    ///< a launch's
-    std::shared_ptr<Event> event;        ///< until its timing is read
-    EventTiming timing;
+    /// Its event until its times are read, then its times; nothing when it failed.
+    std::variant<std::shared_ptr<Event>, EventTiming, std::monostate> state;
   };
-  /// A host task or async operation: a trace may keep millions, so the
-  /// task's facts are in it, not in tasks_.
+  /// A host task or async operation, in 32 bytes.
   struct HostTask {
     TraceAttribution task;
     std::uint64_t started_ns, ended_ns;
@@ -179,8 +179,22 @@ class TraceRecorder {
   };
 
   std::uint64_t since_start(std::chrono::steady_clock::time_point time) const;
-  void submitted(std::size_t device, std::uint32_t lane, const SubmittedCommand& command);
-  std::uint64_t task_index(Scope& scope);  ///< under mutex_
+  /// Records `command`; `last_shape` is its lane's last (LaneObserver's).
+  void submitted(std::uint32_t device, std::uint32_t lane, const SubmittedCommand& command,
+                 const CommandShape*& last_shape);
+  /// A copy of `text` that lives as long as the recorder.
+  std::string_view keep(std::string_view text);
+  /// Room for `count` task ids that lives as long as the recorder.
+  std::span<std::uint64_t> ids(std::size_t count);
+  /// A copy of `value` that lives as long as the recorder.
+  template <class T>
+  T* kept_copy(const T& value);
+  /// `shape`, or `last` when it is the same: a lane's commands repeat
+  /// (under mutex_).
+  const CommandShape* keep_repeated(const CommandShape& shape, const CommandShape*& last);
+  /// `decided`, kept, or the last decisions kept when they are the same: a
+  /// replay decides as the run before it did (under mutex_).
+  const TraceDecisions* keep_repeated(const TraceDecisions& decided);
   /// Its graph's facts, kept once per snapshot (under mutex_).
   const GraphTask* graph_facts(const std::shared_ptr<const GraphData>& graph);
   GraphTask task_facts(const GraphData& graph, std::size_t task);  ///< under mutex_
@@ -202,9 +216,11 @@ class TraceRecorder {
   TraceSlice slice_of(const Compile& compile) const;
 
   std::chrono::steady_clock::time_point origin_ = std::chrono::steady_clock::now();
-  RecordArena arena_;  ///< what keep() and ids() hand out
+  RecordArena arena_;  ///< what keep(), ids() and kept_copy() hand out
   std::string_view last_kernel_;     ///< the kernel name kept last: launches repeat it
   std::string_view last_task_name_;  ///< the task name kept last: one-task calls repeat it
+  std::string_view last_configuration_;     ///< the configuration kept last
+  const TraceDecisions* last_decisions_ = nullptr;  ///< the decisions kept last
   std::vector<TraceDevice> devices_;
   std::vector<std::unique_ptr<LaneObserver>> observers_;
   std::mutex reading_;  ///< one trace() at a time: it times commands outside mutex_
@@ -215,8 +231,6 @@ class TraceRecorder {
   std::weak_ptr<const GraphData> last_graph_;
   const GraphTask* last_graph_facts_ = nullptr;
   ChunkedLog<Run> runs_;
-  ChunkedLog<TaskRecord> tasks_;  ///< device tasks'; appended while trace() reads those before
-  ChunkedLog<TraceDecisions> decisions_;
   ChunkedLog<Command> commands_;
   std::size_t harvested_ = 0;  ///< commands_ before it have no event left
   std::size_t next_harvest_ = 0;  ///< no harvest on a command before commands_ reach it
