@@ -239,10 +239,10 @@ class ExecutorState {
   /// function travels with the work, so running it takes the lock once.
   /// `range_name`: the task's name where a profiler takes ranges, else empty.
   void run_host_task(std::uint64_t id, std::function<void()> function, const std::string& range_name);
-  /// When a host task's function ran, for the trace.
+  /// When a host task's function ran, for the trace (on the recorder's clock).
   struct HostTaskTimes {
-    std::chrono::steady_clock::time_point started;
-    std::chrono::steady_clock::time_point ended;
+    TraceClock::Ticks started;
+    TraceClock::Ticks ended;
   };
   /// Without the lock; `ran` is empty for a task that failed before it ran.
   void finish_host_task(std::uint64_t id, std::exception_ptr error, std::optional<HostTaskTimes> ran = std::nullopt);

@@ -23,14 +23,14 @@ void ExecutorState::start_host_task(std::uint64_t id) {
   std::string range_name = profiler_listening() ? label(id) : std::string();
   if (waits.empty() && runs_inline) {
     // The clock is read only for a trace: a host task may take well under a microsecond.
-    std::chrono::steady_clock::time_point started;
-    if (recorder) started = std::chrono::steady_clock::now();
+    TraceClock::Ticks started = 0;
+    if (recorder) started = recorder->now();
     if (state.function) {
       const ProfilerRange range([&] { return range_name; });
       state.function();
     }
     state.function = nullptr;
-    if (recorder) recorder->host_task(attribution(id), started, std::chrono::steady_clock::now());
+    if (recorder) recorder->host_task(attribution(id), started, recorder->now());
     release(id);
     return;
   }
@@ -60,15 +60,15 @@ void ExecutorState::post_host_task(std::uint64_t id, std::function<void()> funct
   // The run holds its graph until wait() forgets the task, so the start
   // function may be called from the lane without the lock.
   if (async) {
-    const auto started = std::make_shared<std::chrono::steady_clock::time_point>();
+    const auto started = std::make_shared<TraceClock::Ticks>();
     completions.post(
         [this, start = &async->start, started] {
-          if (recorder) *started = std::chrono::steady_clock::now();
+          if (recorder) *started = recorder->now();
           return (*start)();
         },
         [this, id, started](std::exception_ptr failed) {
           std::optional<HostTaskTimes> ran;
-          if (recorder) ran = HostTaskTimes{*started, std::chrono::steady_clock::now()};
+          if (recorder) ran = HostTaskTimes{*started, recorder->now()};
           finish_host_task(id, std::move(failed), ran);
         });
     return;
@@ -83,7 +83,7 @@ void ExecutorState::run_host_task(std::uint64_t id, std::function<void()> functi
   const RunningHostTask outer = std::exchange(running_host_task(), {this, id});
   // `recorder` is set when the executor is made, so reading it here is safe.
   HostTaskTimes times;
-  if (recorder) times.started = std::chrono::steady_clock::now();
+  if (recorder) times.started = recorder->now();
   try {
     const ProfilerRange range([&] { return range_name; });
     if (function) function();
@@ -92,7 +92,7 @@ void ExecutorState::run_host_task(std::uint64_t id, std::function<void()> functi
   }
   running_host_task() = outer;
   function = nullptr;  // releases what it holds before dependents are told
-  if (recorder) times.ended = std::chrono::steady_clock::now();
+  if (recorder) times.ended = recorder->now();
   finish_host_task(id, std::move(error), times);
 }
 

@@ -288,28 +288,26 @@ std::uint32_t TraceRecorder::host_lane() {
   return lane->second;
 }
 
-void TraceRecorder::host_task(TraceAttribution attribution, std::chrono::steady_clock::time_point started,
-                              std::chrono::steady_clock::time_point ended) {
+void TraceRecorder::host_task(TraceAttribution attribution, TraceClock::Ticks started, TraceClock::Ticks ended) {
   std::lock_guard lock(mutex_);
-  host_tasks_.push_back({attribution, since_start(started), since_start(ended), host_lane(), TraceKind::host});
+  clock_.anchor_if_due(ended);
+  host_tasks_.push_back({attribution, started, ended, host_lane(), TraceKind::host});
 }
 
-void TraceRecorder::async_task(TraceAttribution attribution, std::chrono::steady_clock::time_point started,
-                                std::chrono::steady_clock::time_point ended) {
+void TraceRecorder::async_task(TraceAttribution attribution, TraceClock::Ticks started, TraceClock::Ticks ended) {
   std::lock_guard lock(mutex_);
-  const std::uint64_t start = since_start(started);
-  const std::uint64_t end = since_start(ended);
+  clock_.anchor_if_due(ended);
   // Operations are recorded as they end, so a track is free for this one
   // when its last operation ended before this one started.
   auto track = std::find_if(async_tracks_.begin(), async_tracks_.end(),
-                            [&](const auto& entry) { return entry.second <= start; });
+                            [&](const auto& entry) { return entry.second <= started; });
   if (track == async_tracks_.end()) {
     async_tracks_.emplace_back(static_cast<std::uint32_t>(host_lanes_.size()), 0);
     host_lanes_.push_back("async " + std::to_string(async_tracks_.size() - 1));
     track = std::prev(async_tracks_.end());
   }
-  track->second = std::max(track->second, end);
-  host_tasks_.push_back({attribution, start, end, track->first, TraceKind::async});
+  track->second = std::max(track->second, ended);
+  host_tasks_.push_back({attribution, started, ended, track->first, TraceKind::async});
 }
 
 TraceSlice TraceRecorder::slice_of(const Command& command, std::int64_t offset) const {
@@ -363,9 +361,9 @@ TraceSlice TraceRecorder::slice_of(const HostTask& host) const {
   TraceSlice slice;
   slice.kind = host.kind;
   slice.lane = host_lanes_[host.lane];
-  slice.start_ns = host.started_ns;
-  slice.end_ns = std::max(host.started_ns, host.ended_ns);
-  slice.enqueued_ns = host.started_ns;
+  slice.start_ns = since_start(clock_.steady(host.started));
+  slice.end_ns = std::max(slice.start_ns, since_start(clock_.steady(host.ended)));
+  slice.enqueued_ns = slice.start_ns;
   slice.run_submitted_ns = runs_[task.run].submitted_ns;
   slice.task = id(task);
   slice.name = label(task);
@@ -400,6 +398,7 @@ Trace TraceRecorder::trace() {
   for (Command* command : untimed) read_timing(*command);
   std::lock_guard lock(mutex_);
   reading_now_ = false;
+  clock_.anchor();  // every host task recorded so far between two anchors
   // A device's clock sits at least `enqueued - queued` behind the host's for
   // every command (it was queued after the host called), so the largest of
   // those is the closest bound: it puts every command after its submission.

@@ -21,6 +21,7 @@
 #include "graph/graph_data.hpp"
 #include "record_arena.hpp"
 #include "support/chunked_log.hpp"
+#include "trace_clock.hpp"
 
 namespace alloy::detail {
 
@@ -96,15 +97,16 @@ class TraceRecorder {
     Scope* outer_;
   };
 
-  /// A host task that ran on this thread from `started` to `ended`.
-  void host_task(TraceAttribution attribution, std::chrono::steady_clock::time_point started,
-                 std::chrono::steady_clock::time_point ended);
-  /// An async task's operation, in flight from `started` to `ended` (now: it
-  /// is recorded as it completes). Operations in flight at once go on tracks
-  /// of their own ("async 0", "async 1", ...), since slices on one track may
-  /// not overlap.
-  void async_task(TraceAttribution attribution, std::chrono::steady_clock::time_point started,
-                  std::chrono::steady_clock::time_point ended);
+  /// The time on the clock host tasks are recorded by: cheaper to read
+  /// than steady_clock on most machines (TraceClock).
+  TraceClock::Ticks now() const { return clock_.now(); }
+  /// A host task that ran on this thread from `started` to `ended` (now()).
+  void host_task(TraceAttribution attribution, TraceClock::Ticks started, TraceClock::Ticks ended);
+  /// An async task's operation, in flight from `started` to `ended` (now():
+  /// it is recorded as it completes). Operations in flight at once go on
+  /// tracks of their own ("async 0", "async 1", ...), since slices on one
+  /// track may not overlap.
+  void async_task(TraceAttribution attribution, TraceClock::Ticks started, TraceClock::Ticks ended);
   /// Marks the next command this thread submits as its scope's task's own
   /// (not one it needed); nothing outside a scope.
   static void next_command_is_the_tasks_own();
@@ -168,7 +170,7 @@ class TraceRecorder {
   /// A host task or async operation, in 32 bytes.
   struct HostTask {
     TraceAttribution task;
-    std::uint64_t started_ns, ended_ns;
+    TraceClock::Ticks started, ended;
     std::uint32_t lane;  ///< index into host_lanes_
     TraceKind kind;      ///< host or async
   };
@@ -216,6 +218,7 @@ class TraceRecorder {
   TraceSlice slice_of(const Compile& compile) const;
 
   std::chrono::steady_clock::time_point origin_ = std::chrono::steady_clock::now();
+  TraceClock clock_;  ///< host tasks' (under mutex_, but for now())
   RecordArena arena_;  ///< what keep(), ids() and kept_copy() hand out
   std::string_view last_kernel_;     ///< the kernel name kept last: launches repeat it
   std::string_view last_task_name_;  ///< the task name kept last: one-task calls repeat it
@@ -240,7 +243,7 @@ class TraceRecorder {
   std::map<std::thread::id, std::uint32_t> host_lane_of_;
   std::vector<std::string> host_lanes_;
   /// Per async track: its lane (in host_lanes_) and when its last operation ended.
-  std::vector<std::pair<std::uint32_t, std::uint64_t>> async_tracks_;
+  std::vector<std::pair<std::uint32_t, TraceClock::Ticks>> async_tracks_;
   std::optional<std::uint32_t> compile_lane_;
 };
 
