@@ -180,10 +180,9 @@ class ExecutorState {
                                      std::optional<OneTask> one_task);
   void add_task_states(RunRecord& run, const std::vector<TaskId>& after,
                        std::optional<OneTask> one_task);
-  /// Counts each task's unreleased dependencies, in its graph and before it.
+  /// Counts each task's unreleased dependencies, in its graph and before
+  /// it, and tells the recorder (if any) those before it.
   void link_to_earlier_work(RunRecord& run);
-  /// Tells the recorder which tasks of earlier submissions the run's follow.
-  void trace_earlier_edges(const RunRecord& run);
   /// True if task `id` cannot start before task `running` has finished.
   bool waits_for(std::uint64_t id, std::uint64_t running) const;
   /// True if task `failed`'s failure keeps `state` from running: `state`

@@ -33,7 +33,7 @@ HostPool::~HostPool() {
 void HostPool::post(std::function<void()> work) {
   std::lock_guard lock(mutex_);
   queue_.push_back(std::move(work));
-  start_work();
+  start_work(finishing && current_pool == this ? 1 : 0);  // the caller takes one next
 }
 
 std::size_t HostPool::threads() {
@@ -41,14 +41,12 @@ std::size_t HostPool::threads() {
   return threads_.size();
 }
 
-void HostPool::start_work() {
-  if (queue_.empty() || running_ >= limit_) return;
+void HostPool::start_work(std::size_t taken_next) {
+  if (queue_.size() <= taken_next || running_ >= limit_) return;
   // Blocked workers hold their threads: only the others count against the
   // limit. Queued work beyond the idle threads needs a thread of its own,
   // up to the limit.
-  std::size_t waiting = queue_.size();
-  if (finishing && current_pool == this) --waiting;  // the caller takes one next
-  if (waiting == 0) return;
+  const std::size_t waiting = queue_.size() - taken_next;
   const std::size_t unblocked = threads_.size() - blocked_;
   const std::size_t idle = unblocked - running_;
   if (idle < waiting && unblocked < limit_ && !stopping_) {
@@ -91,8 +89,10 @@ void HostPool::work_loop() {
     work();
     work = nullptr;  // what it holds goes before the next task starts
     lock.lock();
+    // More may be queued than the idle threads took. This worker, counted
+    // as running until it takes the next, is not one to wake for it.
+    start_work(1);
     --running_;
-    start_work();  // more may be queued than the idle threads took
   }
 }
 

@@ -70,8 +70,10 @@ class HostPool {
 
  private:
   void work_loop();
-  /// With `mutex_` held: wakes an idle worker or starts one, if the limit allows.
-  void start_work();
+  /// With `mutex_` held: wakes an idle worker or starts one, if the limit
+  /// allows, for the queued work beyond the `taken_next` items that the
+  /// caller, a worker counted as running, takes itself next.
+  void start_work(std::size_t taken_next = 0);
   /// With `mutex_` held: joins the threads that exited when idle.
   void join_exited();
 

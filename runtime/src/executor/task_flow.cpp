@@ -122,7 +122,6 @@ std::shared_ptr<RunRecord> ExecutorState::add_run(std::shared_ptr<const GraphDat
   runs.push_back(run);
   add_task_states(*run, after, std::move(one_task));
   link_to_earlier_work(*run);
-  if (recorder) trace_earlier_edges(*run);
   // Every task is in before any starts, so the ready ones go in rank order.
   for (std::uint64_t id = run->first; id < run->first + run->size(); ++id) {
     if (task(id).unreleased == 0) make_ready(id);
@@ -161,6 +160,7 @@ void ExecutorState::link_to_earlier_work(RunRecord& run) {
   tracker.link_run(run.graph->tracker, run.first, [&](TaskId later, TaskId earlier) {
     task(run.first + later.index).earlier.push_back(earlier);
   });
+  std::vector<EarlierEdge> traced_edges;  // for the trace: those to earlier submissions
   for (std::uint64_t id = run.first; id < run.first + run.size(); ++id) {
     TaskState& state = task(id);
     sort_unique(state.earlier);
@@ -171,17 +171,13 @@ void ExecutorState::link_to_earlier_work(RunRecord& run) {
         earlier.dependents.push_back(id);
       }
     });
+    if (recorder) {
+      for_each_earlier_dependency(state, [&](std::uint64_t before) {
+        traced_edges.push_back({static_cast<std::uint32_t>(id - run.first), before});
+      });
+    }
   }
-}
-
-void ExecutorState::trace_earlier_edges(const RunRecord& run) {
-  std::vector<EarlierEdge> edges;
-  for (std::uint64_t id = run.first; id < run.first + run.size(); ++id) {
-    for_each_earlier_dependency(task(id), [&](std::uint64_t before) {
-      edges.push_back({static_cast<std::uint32_t>(id - run.first), before});
-    });
-  }
-  if (!edges.empty()) recorder->follows_earlier(run.traced_as, edges);
+  if (!traced_edges.empty()) recorder->follows_earlier(run.traced_as, traced_edges);
 }
 
 bool ExecutorState::waits_for(std::uint64_t id, std::uint64_t running) const {
