@@ -60,6 +60,7 @@ std::string unattributed(const TraceSlice& slice) {
 
 void TraceRecorder::read_timing(Command& command) {
   static_assert(sizeof(Command) <= 64, "a trace keeps one Command per device command");
+  static_assert(sizeof(HostTask) <= 32, "a trace keeps one HostTask per host task");
   const std::shared_ptr<Event> event = std::move(std::get<std::shared_ptr<Event>>(command.state));
   try {
     command.state = event->timing();
@@ -199,8 +200,9 @@ std::vector<std::uint64_t> TraceRecorder::after(const TraceAttribution& task) co
   const Run& run = runs_[task.run];
   std::vector<std::uint64_t> ids;
   for (std::uint64_t before : run.tasks[task.in_graph].after) ids.push_back(run.first + before);
-  const auto earlier = std::equal_range(run.earlier.begin(), run.earlier.end(), EarlierEdge{task.in_graph, 0},
-                                        [](const EarlierEdge& a, const EarlierEdge& b) { return a.in_graph < b.in_graph; });
+  const auto by_later_task = [](const EarlierEdge& a, const EarlierEdge& b) { return a.in_graph < b.in_graph; };
+  const auto earlier =
+      std::equal_range(run.earlier.begin(), run.earlier.end(), EarlierEdge{task.in_graph, 0}, by_later_task);
   for (auto edge = earlier.first; edge != earlier.second; ++edge) ids.push_back(edge->before);
   return ids;
 }

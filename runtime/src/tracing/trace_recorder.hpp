@@ -48,7 +48,7 @@ struct EarlierEdge {
 struct TraceDecisions {
   const char* policy = "";  ///< SchedulingPolicy's name, or "pinned"
   std::optional<double> predicted_seconds;
-  std::string_view configuration;       ///< kept by the recorder
+  std::string_view configuration;       ///< a tunable kernel's defines (the recorder keeps a copy)
   const char* profile_match = nullptr;  ///< ProfileMatch's name; nullptr: "fixed"
 
   /// Names compared by address: each is a literal, and a miss only keeps a
