@@ -137,14 +137,18 @@ stream::StreamApi make_api() {
   api.unregister_host = {[](void* data) -> Status { return d().cuMemHostUnregister(data); },
                          "cuMemHostUnregister"};
 
-  api.create_stream = {[](Handle* stream) -> Status {
+  api.create_stream = {[](Handle* stream, int priority) -> Status {
                          CUstream created = nullptr;
                          // Non-blocking: no implicit ordering with the legacy default stream.
-                         const CUresult s = d().cuStreamCreate(&created, CU_STREAM_NON_BLOCKING);
+                         const CUresult s = d().cuStreamCreateWithPriority(&created, CU_STREAM_NON_BLOCKING, priority);
                          *stream = created;
                          return s;
                        },
-                       "cuStreamCreate"};
+                       "cuStreamCreateWithPriority"};
+  api.stream_priority_range = {[](int* least, int* greatest) -> Status {
+                                 return d().cuCtxGetStreamPriorityRange(least, greatest);
+                               },
+                               "cuCtxGetStreamPriorityRange"};
   api.destroy_stream = {[](Handle stream) -> Status { return d().cuStreamDestroy(as_stream(stream)); },
                         "cuStreamDestroy"};
   api.synchronize_stream = {

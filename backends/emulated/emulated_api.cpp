@@ -54,8 +54,8 @@ Status sticky_error(int device) {
   return driver().devices.at(static_cast<std::size_t>(device)).sticky_error;
 }
 
-Status create_stream(Handle* handle) {
-  auto stream = std::make_shared<Stream>(current_device());
+Status create_stream(Handle* handle, int priority) {
+  auto stream = std::make_shared<Stream>(current_device(), priority);
   *handle = stream.get();
   std::lock_guard lock(driver().mutex);
   driver().streams.emplace(stream.get(), std::move(stream));
@@ -195,7 +195,14 @@ stream::StreamApi make_api() {
   api.register_host = {register_host, "emulatedHostRegister"};
   api.unregister_host = {unregister_host, "emulatedHostUnregister"};
 
-  api.create_stream = {create_stream, "emulatedStreamCreate"};
+  api.create_stream = {create_stream, "emulatedStreamCreateWithPriority"};
+  api.stream_priority_range = {[](int* least, int* greatest) -> Status {
+                                 // As CUDA reports on an H100, and as HIP numbers its three.
+                                 *least = model()->flavor == Flavor::cuda ? 0 : 1;
+                                 *greatest = model()->flavor == Flavor::cuda ? -5 : -1;
+                                 return emulated_success;
+                               },
+                               "emulatedDeviceGetStreamPriorityRange"};
   api.destroy_stream = {destroy_stream, "emulatedStreamDestroy"};
   api.synchronize_stream = {[](Handle stream) -> Status {
                               stream_of(stream).drain();

@@ -12,16 +12,35 @@ std::int64_t steady_now_ns() {
       .count();
 }
 
-void Engine::occupy(double seconds, const std::function<void()>& work) {
+void Engine::occupy(double seconds, const std::function<void()>& work, int priority) {
   // Within what a steady-clock duration holds (a year is far beyond any
   // model's figures; a model's checked numbers can still multiply past it).
   constexpr double longest = 365.0 * 24 * 3600;
   const double busy = std::isfinite(seconds) ? std::clamp(seconds, 0.0, longest) : 0.0;
-  std::lock_guard lock(mutex_);
+  {
+    std::unique_lock lock(mutex_);
+    const std::pair<int, std::uint64_t> waiter{priority, arrivals_++};
+    waiting_.insert(waiter);
+    freed_.wait(lock, [&] { return !busy_ && *waiting_.begin() == waiter; });
+    waiting_.erase(waiter);
+    busy_ = true;
+  }
+  struct Releases {
+    Engine& engine;
+    ~Releases() { engine.release(); }
+  } releases{*this};
   const auto start = std::chrono::steady_clock::now();
   if (work) work();
   std::this_thread::sleep_until(start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                             std::chrono::duration<double>(busy)));
+}
+
+void Engine::release() {
+  {
+    std::lock_guard lock(mutex_);
+    busy_ = false;
+  }
+  freed_.notify_all();
 }
 
 std::uint64_t StreamEvent::record() {
@@ -59,7 +78,7 @@ std::int64_t StreamEvent::reached_ns() const {
   return outstanding_.contains(recorded_) ? -1 : reached_ns_;
 }
 
-Stream::Stream(int device) : device_(device), worker_([this] { work(); }) {}
+Stream::Stream(int device, int priority) : device_(device), priority_(priority), worker_([this] { work(); }) {}
 
 Stream::~Stream() {
   {

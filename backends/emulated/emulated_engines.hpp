@@ -11,19 +11,30 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <utility>
 
 namespace alloy::emulation {
 
 /// A copy engine or the compute engine: one command at a time, each for its
 /// modelled duration. The waiting is sleeping, so emulation costs no CPU.
+/// Commands waiting for it start by their stream's priority (lower numbers
+/// first, as CUDA and HIP rank streams), then in the order they came: a
+/// GPU's hardware queues take equal work in turn, and a ranked stream's
+/// kernels go before others' that wait, never preempting one that runs.
 class Engine {
  public:
   /// Runs `work` (the real data movement, if any) and keeps the engine busy
   /// until `seconds` after it took it, or as long as `work` took if longer.
-  void occupy(double seconds, const std::function<void()>& work);
+  void occupy(double seconds, const std::function<void()>& work, int priority = 0);
 
  private:
+  void release();
+
   std::mutex mutex_;
+  std::condition_variable freed_;
+  bool busy_ = false;
+  std::uint64_t arrivals_ = 0;
+  std::set<std::pair<int, std::uint64_t>> waiting_;  ///< (priority, arrival)
 };
 
 /// Marks points in streams. Each record captures a new point; waits and
@@ -64,13 +75,15 @@ class StreamEvent {
 /// never holding the stream's lock while a command runs.
 class Stream {
  public:
-  explicit Stream(int device);
+  /// `priority`: how its kernels rank for the device's compute engine.
+  explicit Stream(int device, int priority = 0);
   /// Finishes what was submitted, then stops.
   ~Stream();
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
 
   int device() const { return device_; }
+  int priority() const { return priority_; }
   void submit(std::function<void()> command);
   /// Until every command submitted before the call has run (later ones
   /// may still be queued).
@@ -80,6 +93,7 @@ class Stream {
   void work();
 
   const int device_;
+  const int priority_;
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<std::function<void()>> commands_;

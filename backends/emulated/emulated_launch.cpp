@@ -244,8 +244,9 @@ stream::Status launch(stream::Handle function, const unsigned* grid, const unsig
   Stream& s = stream_of(stream);
   DeviceState& state = device_state(s.device());
   const int device = s.device();
+  const int priority = s.priority();
   // What the command needs is its own: the module may be unloaded first.
-  s.submit([&state, name = kernel.name, program = kernel.module->program, device, seconds,
+  s.submit([&state, name = kernel.name, program = kernel.module->program, device, priority, seconds,
             launch = std::move(launch), computed = std::move(computed), kernel_model, computes] {
     state.compute.occupy(seconds, [&] {
       if (computes) {
@@ -259,7 +260,7 @@ stream::Status launch(stream::Handle function, const unsigned* grid, const unsig
       } else if (launch.moves_data && kernel_model && kernel_model->run) {
         kernel_model->run(launch);
       }
-    });
+    }, priority);
   });
   return emulated_success;
 }

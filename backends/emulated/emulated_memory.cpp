@@ -90,12 +90,16 @@ stream::Status submit_fill(DevicePointer to, T value, std::size_t count, Handle 
   const bool moves = model()->moves_data;
   Engine& engine = device_state(s.device()).compute;
   const double seconds = on_device_seconds(count * sizeof(T));
-  s.submit([&engine, seconds, to, value, count, moves] {
-    engine.occupy(seconds, [=] {
-      if (!moves) return;
-      T* target = static_cast<T*>(host_address(to));
-      std::fill(target, target + count, value);
-    });
+  // A fill is a kernel of the driver's, ranked as the stream's kernels.
+  s.submit([&engine, seconds, to, value, count, moves, priority = s.priority()] {
+    engine.occupy(
+        seconds,
+        [=] {
+          if (!moves) return;
+          T* target = static_cast<T*>(host_address(to));
+          std::fill(target, target + count, value);
+        },
+        priority);
   });
   return emulated_success;
 }

@@ -100,13 +100,17 @@ stream::StreamApi make_api() {
                        "hipHostRegister"};
   api.unregister_host = {[](void* data) -> Status { return hipHostUnregister(data); }, "hipHostUnregister"};
 
-  api.create_stream = {[](Handle* stream) -> Status {
+  api.create_stream = {[](Handle* stream, int priority) -> Status {
                          hipStream_t created = nullptr;
-                         const hipError_t s = hipStreamCreateWithFlags(&created, hipStreamNonBlocking);
+                         const hipError_t s = hipStreamCreateWithPriority(&created, hipStreamNonBlocking, priority);
                          *stream = created;
                          return s;
                        },
-                       "hipStreamCreateWithFlags"};
+                       "hipStreamCreateWithPriority"};
+  api.stream_priority_range = {[](int* least, int* greatest) -> Status {
+                                 return hipDeviceGetStreamPriorityRange(least, greatest);
+                               },
+                               "hipDeviceGetStreamPriorityRange"};
   api.destroy_stream = {[](Handle stream) -> Status { return hipStreamDestroy(as_stream(stream)); },
                         "hipStreamDestroy"};
   api.synchronize_stream = {

@@ -9,7 +9,11 @@
 namespace alloy::opencl {
 
 OpenCLDevice::OpenCLDevice(cl::Context context, cl::Device device, DeviceInfo info)
-    : Device(std::move(info)), context_(std::move(context)), device_(std::move(device)) {}
+    : Device(std::move(info)), context_(std::move(context)), device_(std::move(device)) {
+  std::string extensions;
+  check(device_.getInfo(CL_DEVICE_EXTENSIONS, &extensions), "clGetDeviceInfo(CL_DEVICE_EXTENSIONS)", label());
+  priority_hints_ = has_extension(extensions, "cl_khr_priority_hints");
+}
 
 bool OpenCLDevice::shares_memory_with(const Device& other) const {
   const auto* other_device = dynamic_cast<const OpenCLDevice*>(&other);
@@ -25,8 +29,8 @@ cl::CommandQueue& OpenCLDevice::utility_queue() {
   return utility_queue_;
 }
 
-std::unique_ptr<Queue> OpenCLDevice::do_create_queue() {
-  return std::make_unique<OpenCLQueue>(*this);
+std::unique_ptr<Queue> OpenCLDevice::do_create_queue(QueuePriority priority) {
+  return std::make_unique<OpenCLQueue>(*this, priority_hints_ ? priority : QueuePriority::normal);
 }
 
 std::unique_ptr<DeviceBuffer> OpenCLDevice::do_allocate(std::size_t bytes) {

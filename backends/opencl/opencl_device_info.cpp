@@ -31,15 +31,6 @@ std::string device_string(const QueriedDevice& queried, cl_device_info what, con
   return value;
 }
 
-bool has_extension(const std::string& extensions, std::string_view name) {
-  std::string padded_list = " ";
-  padded_list += extensions;
-  padded_list += ' ';
-  std::string padded_name = " ";
-  padded_name += name;
-  padded_name += ' ';
-  return padded_list.find(padded_name) != std::string::npos;
-}
 
 /// "sm_90" on NVIDIA, "gfx90a" on AMD, PoCL's LLVM target, else the device name.
 std::string architecture_of(const QueriedDevice& device, const std::string& name,
@@ -75,6 +66,16 @@ std::optional<unsigned> sub_group_width_of(const QueriedDevice& device,
 }
 
 }  // namespace
+
+bool has_extension(const std::string& extensions, std::string_view name) {
+  std::string padded_list = " ";
+  padded_list += extensions;
+  padded_list += ' ';
+  std::string padded_name = " ";
+  padded_name += name;
+  padded_name += ' ';
+  return padded_list.find(padded_name) != std::string::npos;
+}
 
 DeviceInfo query_device_info(const cl::Device& cl_device) {
   DeviceInfo info;

@@ -9,6 +9,13 @@
 #include "opencl_memory.hpp"
 #include "opencl_program.hpp"
 
+// OpenCL 2.0's queue call, which the 1.2 headers this backend compiles
+// against leave out; the ICD loader exports it. Called only for devices that
+// offer cl_khr_priority_hints, which needs OpenCL 2.0.
+extern "C" CL_API_ENTRY cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(cl_context, cl_device_id,
+                                                                                         const cl_properties*,
+                                                                                         cl_int*);
+
 namespace alloy::opencl {
 namespace {
 
@@ -97,11 +104,27 @@ EventTiming OpenCLEvent::timing() {
   return timing;
 }
 
-OpenCLQueue::OpenCLQueue(OpenCLDevice& device)
-    : Queue(device), device_(device), label_(std::make_shared<const std::string>(device.label())) {
+OpenCLQueue::OpenCLQueue(OpenCLDevice& device, QueuePriority priority)
+    : Queue(device, priority), device_(device), label_(std::make_shared<const std::string>(device.label())) {
+  profiling_ = make_queue(CL_QUEUE_PROFILING_ENABLE);
+}
+
+cl::CommandQueue OpenCLQueue::make_queue(cl_command_queue_properties properties) const {
   cl_int status = CL_SUCCESS;
-  profiling_ = cl::CommandQueue(device.context(), device.cl_device(), CL_QUEUE_PROFILING_ENABLE, &status);
-  check(status, "clCreateCommandQueue(CL_QUEUE_PROFILING_ENABLE)", *label_);
+  if (priority() == QueuePriority::normal) {
+    cl::CommandQueue queue(device_.context(), device_.cl_device(), properties, &status);
+    check(status, properties != 0 ? "clCreateCommandQueue(CL_QUEUE_PROFILING_ENABLE)" : "clCreateCommandQueue",
+          *label_);
+    return queue;
+  }
+  // cl_khr_priority_hints takes its hint only through the OpenCL 2.0 call.
+  const cl_properties hint = priority() == QueuePriority::high ? CL_QUEUE_PRIORITY_HIGH_KHR : CL_QUEUE_PRIORITY_LOW_KHR;
+  const cl_properties hinted[] = {CL_QUEUE_PROPERTIES, properties, CL_QUEUE_PRIORITY_KHR, hint, 0};
+  cl_command_queue queue =
+      clCreateCommandQueueWithProperties(device_.context()(), device_.cl_device()(), hinted, &status);
+  check(status, std::string("clCreateCommandQueueWithProperties(CL_QUEUE_PRIORITY_KHR=") + to_string(priority()) + ")",
+        *label_);
+  return cl::CommandQueue(queue);  // takes ownership
 }
 
 cl::CommandQueue& OpenCLQueue::next_queue() {
@@ -111,11 +134,7 @@ cl::CommandQueue& OpenCLQueue::next_queue() {
     wanted = &plain_;
   }
   if (wanted == current_) return *current_;
-  if (plain_() == nullptr) {
-    cl_int status = CL_SUCCESS;
-    plain_ = cl::CommandQueue(device_.context(), device_.cl_device(), 0, &status);
-    check(status, "clCreateCommandQueue", *label_);
-  }
+  if (plain_() == nullptr) plain_ = make_queue(0);
   // A marker completes once every command before it on its queue has; a
   // queue may wait only for commands flushed to their device.
   std::vector<cl::Event> before(1);

@@ -35,7 +35,9 @@ class OpenCLEvent final : public Event {
 /// command of the first, so commands run in submission order either way.
 class OpenCLQueue final : public Queue {
  public:
-  explicit OpenCLQueue(OpenCLDevice& device);
+  /// `priority`: given to the driver as cl_khr_priority_hints' hint unless
+  /// normal (the device must offer the extension then).
+  OpenCLQueue(OpenCLDevice& device, QueuePriority priority);
 
   /// Untimed commands in a row before they go to the queue that does not
   /// profile: an executor sampling a kernel's times now and then stays on
@@ -60,6 +62,8 @@ class OpenCLQueue final : public Queue {
   /// The queue the next command goes to, ordered after every command
   /// submitted before it.
   cl::CommandQueue& next_queue();
+  /// One of the two OpenCL queues, with this queue's priority hint.
+  cl::CommandQueue make_queue(cl_command_queue_properties properties) const;
   /// The event of a command just submitted to the current queue.
   std::shared_ptr<Event> submitted(cl::Event event, std::string command);
 

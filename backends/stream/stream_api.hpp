@@ -102,7 +102,12 @@ struct StreamApi {
   Call<Status(void*, std::size_t)> register_host;
   Call<Status(void*)> unregister_host;
 
-  Call<Status(Handle*)> create_stream;
+  /// A non-blocking stream of `priority`, within stream_priority_range
+  /// (0 where the API has none).
+  Call<Status(Handle*, int priority)> create_stream;
+  /// The current device's stream priorities: lower numbers rank higher, as
+  /// CUDA and HIP number them. Optional (null: streams are not ranked).
+  Call<Status(int* least, int* greatest)> stream_priority_range;
   Call<Status(Handle)> destroy_stream;
   Call<Status(Handle)> synchronize_stream;
   Call<Status(Handle stream, Handle event)> stream_wait_event;

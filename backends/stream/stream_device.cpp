@@ -22,6 +22,10 @@ StreamDevice::StreamDevice(const StreamApi& api, int ordinal, DeviceInfo info)
     // completes at once and precedes every later command.
     check(api_, api_.record_event(epoch_, nullptr), api_.record_event.name, label());
     check(api_, api_.synchronize_event(epoch_), api_.synchronize_event.name, label());
+    if (api_.stream_priority_range.function != nullptr) {
+      check(api_, api_.stream_priority_range(&least_priority_, &greatest_priority_), api_.stream_priority_range.name,
+            label());
+    }
   } catch (...) {
     // The destructor does not run for a half-built object.
     if (epoch_ != nullptr) api_.destroy_event(epoch_);
@@ -51,8 +55,17 @@ bool StreamDevice::shares_memory_with(const Device& other) const {
   return other_device != nullptr && &other_device->api_ == &api_;
 }
 
-std::unique_ptr<Queue> StreamDevice::do_create_queue() {
-  return std::make_unique<StreamQueue>(*this);
+std::unique_ptr<Queue> StreamDevice::do_create_queue(QueuePriority priority) {
+  return std::make_unique<StreamQueue>(*this, ranks_queues() ? priority : QueuePriority::normal);
+}
+
+int StreamDevice::stream_priority(QueuePriority priority) const {
+  switch (priority) {
+    case QueuePriority::high: return greatest_priority_;
+    case QueuePriority::low: return least_priority_;
+    case QueuePriority::normal: break;
+  }
+  return least_priority_ + (greatest_priority_ - least_priority_) / 2;
 }
 
 std::unique_ptr<DeviceBuffer> StreamDevice::do_allocate(std::size_t bytes) {

@@ -21,9 +21,14 @@ class StreamDevice final : public Device {
   Handle epoch() const { return epoch_; }
 
   bool shares_memory_with(const Device& other) const override;
+  bool ranks_queues() const override { return least_priority_ != greatest_priority_; }
+  /// The API's stream priority for `priority`: its greatest for high, its
+  /// least for low, and between them for normal, so that an executor of
+  /// each class ranks apart from the other two.
+  int stream_priority(QueuePriority priority) const;
 
  private:
-  std::unique_ptr<Queue> do_create_queue() override;
+  std::unique_ptr<Queue> do_create_queue(QueuePriority priority) override;
   std::unique_ptr<DeviceBuffer> do_allocate(std::size_t bytes) override;
   std::unique_ptr<HostBuffer> do_allocate_host(std::size_t bytes) override;
   std::unique_ptr<HostRegistration> do_register_host(void* data, std::size_t bytes) override;
@@ -37,6 +42,8 @@ class StreamDevice final : public Device {
   const StreamApi& api_;
   DeviceRef ref_;
   Handle epoch_ = nullptr;
+  int least_priority_ = 0;
+  int greatest_priority_ = 0;
   DirectStorageState direct_storage_;
 };
 

@@ -109,10 +109,11 @@ EventTiming StreamEvent::timing() {
   return timing;
 }
 
-StreamQueue::StreamQueue(StreamDevice& device)
-    : Queue(device), device_(device), api_(device.api()) {
+StreamQueue::StreamQueue(StreamDevice& device, QueuePriority priority)
+    : Queue(device, priority), device_(device), api_(device.api()) {
   device_.make_current();
-  check(api_, api_.create_stream(&stream_), api_.create_stream.name, device_.label());
+  check(api_, api_.create_stream(&stream_, device_.stream_priority(priority)), api_.create_stream.name,
+        device_.label());
 }
 
 StreamQueue::~StreamQueue() {

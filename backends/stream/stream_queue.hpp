@@ -38,7 +38,8 @@ class StreamEvent final : public Event {
 
 class StreamQueue final : public Queue {
  public:
-  explicit StreamQueue(StreamDevice& device);
+  /// `priority`: one the device ranks, or normal.
+  StreamQueue(StreamDevice& device, QueuePriority priority);
   ~StreamQueue() override;
 
  private:

@@ -164,4 +164,34 @@ TEST_CASE("Conformance.Events.timing_off_and_on_keeps_commands_in_order") {
   });
 }
 
+TEST_CASE("Conformance.Queues.each_priority_keeps_order_and_waits_across_priorities") {
+  // A queue of each priority adds to one buffer in turn, each waiting for
+  // the previous queue's last command: the sum is exact only if every
+  // queue ran its commands in order and honoured the wait on the other.
+  for_each_device([](Device& device) {
+    const int n = 4096;
+    auto add = conformance_kernel(device, "add_to_range");
+    auto data = device.allocate(n * sizeof(int));
+    std::vector<std::unique_ptr<Queue>> queues;
+    for (const QueuePriority priority : {QueuePriority::low, QueuePriority::normal, QueuePriority::high}) {
+      queues.push_back(device.create_queue(priority));
+      CAPTURE(to_string(priority));
+      CHECK(queues.back()->priority() == (device.ranks_queues() ? priority : QueuePriority::normal));
+    }
+    const int zero = 0;
+    std::shared_ptr<Event> last = queues[0]->fill(*data, 0, &zero, sizeof zero, n * sizeof(int));
+    int expected = 0;
+    for (int round = 0; round < 3; ++round) {
+      for (std::size_t q = 0; q < queues.size(); ++q) {
+        queues[q]->wait_for(*last);
+        for (int i = 0; i < 8; ++i) last = queues[q]->launch(*add, {Extent(n)}, 0, n, static_cast<int>(q) + 1, *data);
+        expected += 8 * (static_cast<int>(q) + 1);
+      }
+    }
+    queues[0]->wait_for(*last);
+    const std::vector<int> back = download<int>(*queues[0], *data, n);
+    for (int i = 0; i < n; ++i) REQUIRE(back[i] == expected);
+  });
+}
+
 }  // namespace alloy::test

@@ -246,7 +246,7 @@ stream::StreamApi make_api() {
                    },
                    "hostFreeHost"};
 
-  api.create_stream = {[](Handle* stream) -> Status {
+  api.create_stream = {[](Handle* stream, int) -> Status {
                          *stream = new int(current_device);
                          return host_success;
                        },

@@ -9,8 +9,10 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <mutex>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "alloy/emulated_kernels.hpp"
@@ -35,7 +37,7 @@ std::string slow_copies(const char* flavor, int latency_ms) {
 
 struct StreamHandle {
   stream::Handle handle = nullptr;
-  StreamHandle() { REQUIRE(calls().create_stream(&handle) == emulated_success); }
+  StreamHandle() { REQUIRE(calls().create_stream(&handle, 0) == emulated_success); }
   ~StreamHandle() {
     if (handle != nullptr) calls().destroy_stream(handle);
   }
@@ -226,7 +228,7 @@ TEST_CASE("Emulation.Driver.stream_destroy_returns_at_once_under_cuda_and_waits_
     emulate(slow_copies(flavor, latency_ms));
     DeviceMemory device(1024);
     stream::Handle queue = nullptr;
-    REQUIRE(calls().create_stream(&queue) == emulated_success);
+    REQUIRE(calls().create_stream(&queue, 0) == emulated_success);
     REQUIRE(calls().fill8(device.address, 1, 1024, queue) == emulated_success);
     void* pinned = nullptr;
     REQUIRE(calls().allocate_host(&pinned, 1024) == emulated_success);
@@ -338,6 +340,55 @@ TEST_CASE("Emulation.Driver.launches_are_checked_against_the_kernel") {
         emulated_launch_failed);
   define_kernel("scale", KernelModel{});
   REQUIRE(calls().synchronize_stream(queue.handle) == emulated_success);
+}
+
+TEST_CASE("Emulation.Driver.kernels_waiting_for_the_engine_start_by_stream_priority_then_in_turn") {
+  // One kernel holds the compute engine; three more wait on streams of the
+  // least priority, then one on a stream of the greatest. The ranked one
+  // goes next; the equal ones keep the order they came in. Launches 10 ms
+  // apart against 60 ms kernels leave the order of arrival beyond doubt.
+  const std::string source = "__kernel void tagged(__global int* out, int tag) { out[0] = tag; }\n";
+  const std::vector<std::byte> image = compiled_image(source, "tagged");
+  std::mutex mutex;
+  std::vector<int> order;
+  KernelModel tagged;
+  tagged.run = [&](const KernelLaunch& launch) {
+    std::lock_guard lock(mutex);
+    order.push_back(launch.scalar<int>(1));
+  };
+  tagged.seconds = [](const KernelLaunch&) { return 0.06; };
+  define_kernel("tagged", tagged);
+  for (const char* flavor : {"cuda", "hip"}) {
+    CAPTURE(flavor);
+    emulate(std::string("pcie5,jitter=0,flavor=") + flavor);
+    int least = 0;
+    int greatest = 0;
+    REQUIRE(calls().stream_priority_range(&least, &greatest) == emulated_success);
+    CHECK(greatest < least);
+    const LoadedFunction kernel(image, "tagged");
+    DeviceMemory out(sizeof(int));
+    const std::array<unsigned, 3> one{1, 1, 1};
+    for (const bool ranked : {false, true}) {
+      CAPTURE(ranked);
+      std::array<stream::Handle, 5> streams{};
+      for (std::size_t s = 0; s < streams.size(); ++s) {
+        const int priority = ranked && s == streams.size() - 1 ? greatest : least;
+        REQUIRE(calls().create_stream(&streams[s], priority) == emulated_success);
+      }
+      order.clear();
+      for (int tag = 0; tag < 5; ++tag) {
+        void* params[] = {&out.address, &tag};
+        REQUIRE(calls().launch(kernel.function, one.data(), one.data(), streams[tag], params) == emulated_success);
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      for (stream::Handle stream : streams) {
+        REQUIRE(calls().synchronize_stream(stream) == emulated_success);
+        calls().destroy_stream(stream);
+      }
+      CHECK(order == (ranked ? std::vector<int>{0, 4, 1, 2, 3} : std::vector<int>{0, 1, 2, 3, 4}));
+    }
+  }
+  define_kernel("tagged", KernelModel{});
 }
 
 TEST_CASE("Emulation.Driver.two_arguments_in_one_allocation_see_each_others_writes") {

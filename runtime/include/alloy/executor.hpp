@@ -12,6 +12,7 @@
 
 #include "alloy/graph.hpp"
 #include "alloy/performance_model.hpp"
+#include "alloy/priority_class.hpp"
 #include "alloy/run.hpp"
 #include "alloy/runtime.hpp"
 #include "alloy/trace.hpp"
@@ -26,6 +27,11 @@ struct ExecutorOptions {
   /// For tasks whose options and graph name none.
   SchedulingPolicy policy = SchedulingPolicy::round_robin;
   unsigned compute_lanes = 1;    ///< in-order queues for kernels, per device
+  /// How this executor's kernels rank against other executors' on the same
+  /// device (alloy/priority_class.hpp, docs/sharing.md): its lanes are
+  /// queues of that priority where the device ranks queues
+  /// (Device::ranks_queues). Unset: ALLOY_PRIORITY_CLASS if set, else normal.
+  std::optional<PriorityClass> priority_class;
   /// Placement depends only on the submitted tasks and the performance model
   /// as it was when the executor was made, never on timings or completions
   /// seen while running: the same program places the same way. For tests.
@@ -183,6 +189,8 @@ class Executor {
 
   const std::vector<Device*>& devices() const;
   Runtime& runtime() const;
+  /// The options' class, else ALLOY_PRIORITY_CLASS's, else normal.
+  PriorityClass priority_class() const;
   /// What earliest_finish_time predicts from; record into it to seed it
   /// (keys from Graph::kernel_key). Every kernel and transfer time measured
   /// before wait() returned is in it.

@@ -3,10 +3,10 @@
 
 namespace alloy::detail {
 
-DeviceLanes::DeviceLanes(Device& device, unsigned compute_lanes) {
-  for (unsigned i = 0; i < compute_lanes; ++i) compute_.push_back(device.create_queue());
-  copy_in_ = device.create_queue();
-  copy_out_ = device.create_queue();
+DeviceLanes::DeviceLanes(Device& device, unsigned compute_lanes, QueuePriority priority) {
+  for (unsigned i = 0; i < compute_lanes; ++i) compute_.push_back(device.create_queue(priority));
+  copy_in_ = device.create_queue(priority);
+  copy_out_ = device.create_queue(priority);
   // Timed only where the executor measures a command (Queue::set_timing).
   for (auto& queue : compute_) queue->set_timing(false);
   copy_in_->set_timing(false);

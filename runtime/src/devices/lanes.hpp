@@ -19,11 +19,14 @@ struct TimedTransfer {
 };
 
 /// Compute lanes for kernels, one lane for transfers into the device, copies
-/// and fills, one for transfers out: so that the three overlap. Their
+/// and fills, one for transfers out: so that the three overlap. All of an
+/// executor's lanes share its class's priority: its fills and copies rank
+/// with its kernels where a backend ranks them. Their
 /// commands are untimed unless the executor turns timing on for one.
 class DeviceLanes {
  public:
-  DeviceLanes(Device& device, unsigned compute_lanes);
+  /// Every lane a queue of `priority` (where the device ranks queues).
+  DeviceLanes(Device& device, unsigned compute_lanes, QueuePriority priority);
 
   Queue& next_compute();
   Queue& compute(std::size_t lane) { return *compute_.at(lane); }

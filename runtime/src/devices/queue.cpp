@@ -7,6 +7,16 @@
 #include "alloy/error.hpp"
 
 namespace alloy {
+
+const char* to_string(QueuePriority priority) {
+  switch (priority) {
+    case QueuePriority::high: return "high";
+    case QueuePriority::normal: return "normal";
+    case QueuePriority::low: return "low";
+  }
+  return "unknown";
+}
+
 namespace {
 
 void check_range(const Device& device, const char* operation, const DeviceBuffer& buffer,

@@ -146,6 +146,8 @@ PerformanceModel& Executor::performance_model() { return state_->performance_mod
 
 Runtime& Executor::runtime() const { return state_->runtime; }
 
+PriorityClass Executor::priority_class() const { return *state_->options.priority_class; }
+
 std::size_t Executor::device_memory(std::size_t device) const {
   if (device >= state_->devices.size()) {
     throw InvalidArgument("device_memory(" + std::to_string(device) + ") of an executor of " +

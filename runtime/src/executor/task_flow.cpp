@@ -7,6 +7,7 @@
 #include "alloy/error.hpp"
 #include "alloy/log.hpp"
 #include "executor_state.hpp"
+#include "sharing/priority_class.hpp"
 
 namespace alloy::detail {
 namespace {
@@ -36,9 +37,17 @@ std::vector<Device*> chosen_devices(Runtime& runtime, const ExecutorOptions& opt
   return devices;
 }
 
+/// The options with what the environment says of tracing and the class.
+ExecutorOptions with_environment(ExecutorOptions options) {
+  options = with_tracing_from_environment(std::move(options));
+  options.priority_class = priority_class_or_environment(options.priority_class);
+  return options;
+}
+
 std::vector<DeviceLanes> lanes_for(const std::vector<Device*>& devices, const ExecutorOptions& options) {
   std::vector<DeviceLanes> lanes;
-  for (Device* device : devices) lanes.emplace_back(*device, std::max(1u, options.compute_lanes));
+  const QueuePriority priority = queue_priority_of(*options.priority_class);
+  for (Device* device : devices) lanes.emplace_back(*device, std::max(1u, options.compute_lanes), priority);
   return lanes;
 }
 
@@ -57,7 +66,7 @@ RunningHostTask& running_host_task() {
 
 ExecutorState::ExecutorState(Runtime& runtime_in, ExecutorOptions options_in)
     : runtime(runtime_in),
-      options(with_tracing_from_environment(std::move(options_in))),
+      options(with_environment(std::move(options_in))),
       devices(chosen_devices(runtime, options)),
       recorder(make_recorder(options, devices)),
       lanes(lanes_for(devices, options)),

@@ -31,7 +31,16 @@ class Device {
   /// "opencl:1 pthread-skylake-avx512" - for messages.
   std::string label() const;
 
-  std::unique_ptr<Queue> create_queue() { return do_create_queue(); }
+  /// A queue whose kernels rank by `priority` against other queues' where
+  /// the device ranks queues; elsewhere the priority is ignored (the queue's
+  /// priority() says normal).
+  std::unique_ptr<Queue> create_queue(QueuePriority priority = QueuePriority::normal) {
+    return do_create_queue(priority);
+  }
+  /// Whether queue priorities order this device's kernels (CUDA and HIP
+  /// stream priorities, OpenCL devices with cl_khr_priority_hints, emulated
+  /// devices).
+  virtual bool ranks_queues() const { return false; }
   /// Throws InvalidArgument above the device's largest allocation and
   /// OutOfDeviceMemory when the device has no room left.
   std::unique_ptr<DeviceBuffer> allocate(std::size_t bytes);
@@ -68,7 +77,8 @@ class Device {
 
  private:
   friend class OwningPlatform;  // assigns the index
-  virtual std::unique_ptr<Queue> do_create_queue() = 0;
+  /// Applies `priority` only where ranks_queues().
+  virtual std::unique_ptr<Queue> do_create_queue(QueuePriority priority) = 0;
   virtual std::unique_ptr<DeviceBuffer> do_allocate(std::size_t bytes) = 0;
   virtual std::unique_ptr<HostBuffer> do_allocate_host(std::size_t bytes) = 0;
   virtual std::unique_ptr<HostRegistration> do_register_host(void*, std::size_t) { return nullptr; }

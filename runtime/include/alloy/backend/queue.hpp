@@ -17,6 +17,15 @@ namespace alloy {
 
 class Queue;
 
+/// How a queue's kernels rank against other queues' on its device where the
+/// backend ranks queues (Device::ranks_queues): CUDA and HIP stream
+/// priorities, OpenCL's cl_khr_priority_hints, the emulated device's compute
+/// engine. A rank orders kernels waiting to start; a running kernel is not
+/// preempted, and transfers are not ranked.
+enum class QueuePriority { high, normal, low };
+
+const char* to_string(QueuePriority priority);
+
 /// A command a queue has just handed its backend, as its observer sees it.
 struct SubmittedCommand {
   enum class Type { write, read, copy, fill, launch };
@@ -42,12 +51,15 @@ class QueueObserver {
 /// Must not outlive its Runtime.
 class Queue {
  public:
-  explicit Queue(Device& device) : device_(device) {}
+  /// `priority`: what the backend applied, normal where it ranks no queues.
+  explicit Queue(Device& device, QueuePriority priority = QueuePriority::normal)
+      : device_(device), priority_(priority) {}
   virtual ~Queue() = default;
   Queue(const Queue&) = delete;
   Queue& operator=(const Queue&) = delete;
 
   Device& device() const { return device_; }
+  QueuePriority priority() const { return priority_; }
 
   std::shared_ptr<Event> write(DeviceBuffer& dst, std::size_t dst_offset, const void* src,
                                std::size_t bytes);
@@ -113,6 +125,7 @@ class Queue {
                                   const LaunchRange* range, Submit&& submit);
 
   Device& device_;
+  const QueuePriority priority_;
   bool timing_ = true;
   QueueObserver* observer_ = nullptr;
 };

@@ -1,0 +1,115 @@
+// Sharing a device between executors: each executor's priority class, where
+// it comes from, and the order it gives kernels that wait for one device.
+#include <chrono>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "alloy/emulated_kernels.hpp"
+#include "embedded/conformance_source.hpp"
+#include "support/scoped_environment.hpp"
+#include "support/test_devices.hpp"
+
+namespace alloy::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+const ProgramSource conformance{"conformance.cl", std::string(alloy_kernels::conformance_source), ""};
+
+ExecutorOptions of_class(std::optional<PriorityClass> priority_class, unsigned compute_lanes = 1) {
+  ExecutorOptions options = on_first_device();
+  options.priority_class = priority_class;
+  options.compute_lanes = compute_lanes;
+  return options;
+}
+
+/// Adds 3 to 64 ints on `executor`'s device and checks the sums.
+void check_computes(Executor& executor) {
+  Buffer<int> data(std::vector<int>(64, 1));
+  executor.kernel(conformance, "add_to_range", {Extent(64)}, {0, 64, 3, read_write(data)});
+  executor.synchronize(data);
+  for (int value : data.host()) REQUIRE(value == 4);
+}
+
+}  // namespace
+
+TEST_CASE("Executor.Sharing.the_class_comes_from_the_options_then_the_environment") {
+  if (!have_devices(1)) return;
+  ScopedEnvironment unset("ALLOY_PRIORITY_CLASS", "");
+  {
+    Executor executor(runtime(), of_class(std::nullopt));
+    CHECK(executor.priority_class() == PriorityClass::normal);
+    check_computes(executor);
+  }
+  {
+    ScopedEnvironment background("ALLOY_PRIORITY_CLASS", "Background");
+    Executor from_environment(runtime(), of_class(std::nullopt));
+    CHECK(from_environment.priority_class() == PriorityClass::background);
+    check_computes(from_environment);
+    Executor from_options(runtime(), of_class(PriorityClass::critical));
+    CHECK(from_options.priority_class() == PriorityClass::critical);
+    check_computes(from_options);
+  }
+  ScopedEnvironment misspelt("ALLOY_PRIORITY_CLASS", "urgent");
+  try {
+    Executor refused(runtime(), of_class(std::nullopt));
+    FAIL("an unknown class was taken");
+  } catch (const InvalidArgument& error) {
+    const std::string message = error.what();
+    CHECK(message.find("ALLOY_PRIORITY_CLASS=\"urgent\"") != std::string::npos);
+    CHECK(message.find("critical, normal or background") != std::string::npos);
+  }
+  CHECK(parse_priority_class("CRITICAL") == PriorityClass::critical);
+  CHECK_FALSE(parse_priority_class("").has_value());
+}
+
+TEST_CASE("Executor.Sharing.a_critical_kernel_starts_before_background_kernels_waiting_for_the_device") {
+  if (!have_devices(1)) return;
+  Device& device = *selected_devices()[0];
+  if (device.info().emulation.empty() || !device.ranks_queues()) {
+    skip(device.label() +
+         ": the order of kernels that wait for one device is checked on emulated devices, whose kernel "
+         "times the test sets");
+    return;
+  }
+  // A background executor with three lanes hands in three 60 ms kernels:
+  // the first holds the device, two wait. Then a critical executor's
+  // kernel comes. With classes it runs second; without, fourth.
+  std::mutex mutex;
+  std::vector<int> order;
+  emulation::KernelModel tagged;
+  tagged.run = [&](const emulation::KernelLaunch& launch) {
+    std::lock_guard lock(mutex);
+    order.push_back(launch.scalar<int>(0));
+  };
+  tagged.seconds = [](const emulation::KernelLaunch&) { return 0.06; };
+  emulation::define_kernel("tagged", tagged);
+  const ProgramSource source{"tagged.cl", "KERNEL void tagged(const int tag, GLOBAL int* out) { out[0] = tag; }",
+                             ""};
+  for (const bool classes : {false, true}) {
+    CAPTURE(classes);
+    Executor background(runtime(), of_class(classes ? PriorityClass::background : PriorityClass::normal, 3));
+    Executor critical(runtime(), of_class(classes ? PriorityClass::critical : PriorityClass::normal));
+    std::vector<Buffer<int>> outs;
+    for (int tag = 0; tag < 6; ++tag) outs.emplace_back(1);
+    // Built once on each, so that nothing but the device delays the kernels below.
+    background.kernel(source, "tagged", {Extent(1)}, {-1, write(outs[4])});
+    critical.kernel(source, "tagged", {Extent(1)}, {-1, write(outs[5])});
+    background.wait();
+    critical.wait();
+    order.clear();
+    for (int tag = 0; tag < 3; ++tag) {
+      background.kernel(source, "tagged", {Extent(1)}, {tag, write(outs[tag])});
+      std::this_thread::sleep_for(10ms);
+    }
+    critical.kernel(source, "tagged", {Extent(1)}, {3, write(outs[3])}).wait();
+    background.wait();
+    std::lock_guard lock(mutex);
+    CHECK(order == (classes ? std::vector<int>{0, 3, 1, 2} : std::vector<int>{0, 1, 2, 3}));
+  }
+  emulation::define_kernel("tagged", emulation::KernelModel{});
+}
+
+}  // namespace alloy::test
