@@ -9,6 +9,7 @@ namespace alloy::test::build_paths {
 
 extern const char* const compile_cache;           // the tests' compile cache folder
 extern const char* const autotune_executable;     // test_tuning
+extern const char* const coordination_peer;       // test_unit
 extern const char* const host_reference_library;  // test_autotune
 extern const char* const runtime_library_dir;     // test_plugins
 extern const char* const opencl_plugin;
