@@ -509,7 +509,8 @@ struct Part {
          << ", " << buffers << " buffers, " << runs << (as_graph ? " graph run(s)" : " submission(s)")
          << (wait_between_runs ? (wait_on_the_run ? " with Run::wait()" : " with wait()") : "")
          << (staged ? ", read records staged on the host" : "") << (options.trace ? ", traced" : "")
-         << (failures ? ", failures" : "") << (waiter ? ", runs waited on another thread" : "") << ":";
+         << (failures ? ", failures" : "") << (waiter ? ", runs waited on another thread" : "") << ", class "
+         << to_string(options.priority_class.value_or(PriorityClass::normal)) << ":";
     for (const Step& step : steps) text << "\n  " << alloy::test::describe(step);
     return text.str();
   }
@@ -540,6 +541,8 @@ Part random_part(std::mt19937& random, const std::vector<Device*>& devices) {
     part.steps.push_back(random_step(random, part.buffers, part.records, part.failures));
   }
   part.options.trace = random() % 3 == 0;
+  // Drawn last, so that a seed draws the rest as before classes came.
+  part.options.priority_class = static_cast<PriorityClass>(random() % 3);
   return part;
 }
 

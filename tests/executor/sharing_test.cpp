@@ -2,6 +2,7 @@
 // it comes from, and the order it gives kernels that wait for one device.
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -110,6 +111,45 @@ TEST_CASE("Executor.Sharing.a_critical_kernel_starts_before_background_kernels_w
     CHECK(order == (classes ? std::vector<int>{0, 3, 1, 2} : std::vector<int>{0, 1, 2, 3}));
   }
   emulation::define_kernel("tagged", emulation::KernelModel{});
+}
+
+TEST_CASE("Executor.Sharing.background_work_in_flight_is_bounded_while_a_critical_job_shares_the_device") {
+  if (!have_devices(1)) return;
+  // Eight independent ~50 ms kernels of a background executor with four
+  // lanes: alone on the device all eight start at once; beside a critical
+  // executor at most two are in flight, and while the critical one's kernel
+  // is pending, one. Tasks start as they are handed in, so
+  // tasks_per_device() right after the calls counts what went to the device.
+  Device& device = *selected_devices()[0];
+  const int iterations = computes_on_cpu(device) ? 50'000'000 : 200'000'000;
+  for (const bool beside_critical : {false, true}) {
+    CAPTURE(beside_critical);
+    Executor background(runtime(), of_class(PriorityClass::background, 4));
+    std::optional<Executor> critical;
+    if (beside_critical) critical.emplace(runtime(), of_class(PriorityClass::critical));
+    std::vector<Buffer<float>> outs;
+    for (int k = 0; k < 8; ++k) outs.emplace_back(1);
+    // Built before counting, so that no compile holds a task back.
+    background.kernel(conformance, "spin", {Extent(1)}, {1, write(outs[0])});
+    background.wait();
+    const std::size_t before = background.tasks_per_device()[0];
+    for (int k = 0; k < 8; ++k) background.kernel(conformance, "spin", {Extent(1)}, {iterations, write(outs[k])});
+    const std::size_t handed_in = background.tasks_per_device()[0] - before;
+    if (!beside_critical) {
+      CHECK(handed_in == 8);
+    } else {
+      CHECK(handed_in == 2);
+      Buffer<int> data(std::vector<int>(64, 1));
+      critical->kernel(conformance, "add_to_range", {Extent(64)}, {0, 64, 3, read_write(data)});
+      critical->synchronize(data);
+      CHECK(data.host()[63] == 4);
+      // Two were in flight when the critical kernel came; one more may
+      // have started after both ended and before it completed.
+      CHECK(background.tasks_per_device()[0] - before <= 4);
+    }
+    background.wait();
+    CHECK(background.tasks_per_device()[0] - before == 8);
+  }
 }
 
 }  // namespace alloy::test

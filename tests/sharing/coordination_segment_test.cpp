@@ -119,6 +119,8 @@ TEST_CASE("Unit.CoordinationSegment.jobs_of_one_process_see_each_other") {
     critical.set_memory(1000, 4000);
     CHECK(background.critical_pending_elsewhere() == 3);
     CHECK(critical.critical_pending_elsewhere() == 0);
+    CHECK(background.critical_jobs_elsewhere() == 1);
+    CHECK(critical.critical_jobs_elsewhere() == 0);
     critical.add_pending_critical(-2);
     CHECK(background.critical_pending_elsewhere() == 1);
     const std::vector<JobState> jobs = background.jobs();
@@ -131,6 +133,7 @@ TEST_CASE("Unit.CoordinationSegment.jobs_of_one_process_see_each_other") {
   }
   // Gone with what it had pending.
   CHECK(background.critical_pending_elsewhere() == 0);
+  CHECK(background.critical_jobs_elsewhere() == 0);
   CHECK(background.jobs().size() == 1);
 }
 
@@ -142,6 +145,7 @@ TEST_CASE("Unit.CoordinationSegment.a_second_process_joins_and_one_killed_with_9
   CHECK(lists(here.jobs(), killed.pid(), PriorityClass::critical, 5));
   CHECK(lists(here.jobs(), staying.pid(), PriorityClass::normal, 2));
   CHECK(here.critical_pending_elsewhere() == 7);
+  CHECK(here.critical_jobs_elsewhere() == 1);
   const pid_t killed_pid = killed.pid();
   killed.kill_9();
   const std::vector<JobState> after_kill = here.jobs();  // reclaims
@@ -149,6 +153,7 @@ TEST_CASE("Unit.CoordinationSegment.a_second_process_joins_and_one_killed_with_9
   CHECK_FALSE(lists(after_kill, killed_pid, PriorityClass::critical, 5));
   CHECK(lists(after_kill, staying.pid(), PriorityClass::normal, 2));
   CHECK(here.critical_pending_elsewhere() == 2);
+  CHECK(here.critical_jobs_elsewhere() == 0);
   CHECK(here.reclaim_dead() == 0);
   // A process that leaves as it should frees its slot itself.
   staying.end();
@@ -165,7 +170,7 @@ TEST_CASE("Unit.CoordinationSegment.a_full_table_and_another_layout_are_refused_
   const std::string name = held.front()->name();
   try {
     CoordinationSegment one_more(device.key, PriorityClass::normal, SegmentAccess::user);
-    FAIL("a 65th job took a slot");
+    FAIL("a job took a slot past the last");
   } catch (const Error& error) {
     CHECK(std::string(error.what()).find(name) != std::string::npos);
     CHECK(std::string(error.what()).find("slots are held by running jobs") != std::string::npos);

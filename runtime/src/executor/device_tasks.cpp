@@ -69,6 +69,10 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
 
   if (!state.device) state.device = place(id, policy);
   const std::size_t d = *state.device;
+  if (!sharing.may_start(d)) {
+    yield_to_critical_work(id, d);
+    return false;
+  }
   std::optional<DevicePlan> plan = planner.plan(
       work, d, [&] { return dependencies_complete(state); }, [&] { return label(id); }, id);
   if (!plan) {
@@ -92,6 +96,7 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
     });
   }
 
+  if (sharing.counts_commands()) count_on_device(d, done);
   released_on_device(id, d, queue, policy, done);
   if (state.run->timed) state.run->timed_commands.push_back({id, d, kind, plan->command});
   if (times_kernel || !plan->transfers.empty()) {
@@ -156,12 +161,28 @@ void ExecutorState::retire_evicted() {
   }
 }
 
-void ExecutorState::retry_waiting_for_memory(std::size_t device) {
-  const std::vector<std::uint64_t> waiting = std::exchange(waiting_for_memory[device], {});
+void ExecutorState::retry_waiting_for_memory(std::size_t device) { retry_parked(waiting_for_memory[device]); }
+
+void ExecutorState::retry_parked(std::vector<std::uint64_t>& parked) {
+  const std::vector<std::uint64_t> waiting = std::exchange(parked, {});
   for (std::uint64_t id : waiting) make_ready(id);
   handed_off -= waiting.size();
   drain();
   if (handed_off == 0) settled.notify_all();
+}
+
+void ExecutorState::yield_to_critical_work(std::uint64_t id, std::size_t device) {
+  yielded[device].push_back(id);
+  ++handed_off;
+}
+
+void ExecutorState::count_on_device(std::size_t device, const std::shared_ptr<Event>& done) {
+  sharing.started(device);
+  completions.watch({done}, [this, device](std::exception_ptr) {
+    std::lock_guard lock(mutex);
+    sharing.completed(device);
+    if (!yielded[device].empty()) retry_parked(yielded[device]);
+  });
 }
 
 }  // namespace alloy::detail

@@ -21,6 +21,7 @@
 #include "host_pool.hpp"
 #include "placement.hpp"
 #include "run_record.hpp"
+#include "sharing/device_sharing.hpp"
 #include "support/chunked_log.hpp"
 #include "tracing/trace_recorder.hpp"
 
@@ -134,6 +135,7 @@ class ExecutorState {
   std::vector<DeviceLanes> lanes;
   DevicePlanner planner;  ///< after the lanes: its parts use them
   std::vector<std::size_t> task_counts;
+  DeviceSharing sharing;  ///< the executor's part in each device's coordination segment
   bool tracks_load = false;  ///< some task was placed by load: lanes count what is in flight
 
   mutable std::mutex mutex;
@@ -156,6 +158,9 @@ class ExecutorState {
   /// waiting for their inputs, device tasks waiting for device memory.
   std::size_t handed_off = 0;
   std::vector<std::vector<std::uint64_t>> waiting_for_memory;  ///< per device
+  /// Per device: a background executor's tasks held back while critical
+  /// work may come (DeviceSharing::may_start).
+  std::vector<std::vector<std::uint64_t>> yielded;
 
   Placement placement;  // records into its model from the completion lane's callbacks
   HostPool host_pool;
@@ -224,6 +229,14 @@ class ExecutorState {
   /// freed there, or a replica eviction had to pass over may go now. Under
   /// the lock.
   void retry_waiting_for_memory(std::size_t device);
+  /// Placed on `device`, task `id` of a background executor starts there
+  /// once one of its commands there completes.
+  void yield_to_critical_work(std::uint64_t id, std::size_t device);
+  /// Tells the device's other jobs of the command `done` ends, and of its
+  /// end; a yielded task may start then.
+  void count_on_device(std::size_t device, const std::shared_ptr<Event>& done);
+  /// Makes the tasks of `parked` ready again and starts what it can.
+  void retry_parked(std::vector<std::uint64_t>& parked);
   /// File reads (file_read_tasks.cpp): straight into the replica on a device
   /// that opens the file directly, else as a host task into host memory.
   /// Released when the read is done.

@@ -72,7 +72,9 @@ ExecutorState::ExecutorState(Runtime& runtime_in, ExecutorOptions options_in)
       lanes(lanes_for(devices, options)),
       planner(runtime, devices, lanes, options),
       task_counts(devices.size(), 0),
+      sharing(devices, *options.priority_class),
       waiting_for_memory(devices.size()),
+      yielded(devices.size()),
       placement(options, devices.size(), completions),
       host_pool(host_threads(options), host_thread_ceiling(options)) {
   link->executor = this;

@@ -100,6 +100,7 @@ struct CoordinationSegment::Layout {
   std::uint32_t slot_count;
   pthread_mutex_t mutex;  ///< robust, process-shared: taking and freeing slots
   std::atomic<std::uint64_t> critical_pending;  ///< the sum of the slots'
+  std::atomic<std::uint64_t> critical_jobs;     ///< slots of class critical
   Slot slot[slots];
 };
 
@@ -221,6 +222,7 @@ CoordinationSegment::CoordinationSegment(const std::string& device_key, Priority
       slot.memory_in_use = 0;
       slot.memory_share = 0;
       slot.pid.store(pid);  // last: the slot is whole once taken
+      if (priority_class == PriorityClass::critical) layout_->critical_jobs.fetch_add(1);
       return;
     }
     throw Error("device coordination segment " + name_ + " (" + device_key + "): all " + std::to_string(slots) +
@@ -245,6 +247,7 @@ CoordinationSegment::~CoordinationSegment() {
 void CoordinationSegment::free_slot(std::size_t index) {
   Layout::Slot& slot = layout_->slot[index];
   layout_->critical_pending.fetch_sub(slot.pending_critical.exchange(0));
+  if (slot.priority_class == static_cast<std::uint32_t>(PriorityClass::critical)) layout_->critical_jobs.fetch_sub(1);
   slot.memory_in_use = 0;
   slot.memory_share = 0;
   slot.pid.store(0);
@@ -263,6 +266,11 @@ void CoordinationSegment::set_memory(std::uint64_t in_use, std::uint64_t share) 
 
 std::uint64_t CoordinationSegment::critical_pending_elsewhere() const {
   return layout_->critical_pending.load() - layout_->slot[slot_].pending_critical.load();
+}
+
+std::uint64_t CoordinationSegment::critical_jobs_elsewhere() const {
+  const bool own = layout_->slot[slot_].priority_class == static_cast<std::uint32_t>(PriorityClass::critical);
+  return layout_->critical_jobs.load() - (own ? 1 : 0);
 }
 
 std::size_t CoordinationSegment::reclaim_dead() {

@@ -34,7 +34,7 @@ struct JobState {
 /// process-shared mutex, which a holder's death does not leave locked.
 class CoordinationSegment {
  public:
-  static constexpr std::size_t slots = 64;
+  static constexpr std::size_t slots = 256;
 
   /// Opens (or creates) the segment for `device_key` and takes a slot.
   /// Error naming the segment and the system's reason where shared memory
@@ -55,6 +55,9 @@ class CoordinationSegment {
 
   /// Critical commands pending in the other jobs of the device.
   std::uint64_t critical_pending_elsewhere() const;
+  /// Critical jobs on the device besides this one (counting dead ones until
+  /// they are reclaimed).
+  std::uint64_t critical_jobs_elsewhere() const;
   /// Every live job on the device, this one first; reclaims dead ones first.
   std::vector<JobState> jobs();
   /// Frees the slots of processes that are gone; how many it freed.

@@ -1,0 +1,75 @@
+// An executor's slots in its devices' coordination segments, and the bound
+// on background work in flight.
+#include "device_sharing.hpp"
+
+#include <string>
+
+#include <mutex>
+#include <set>
+
+#include "alloy/error.hpp"
+#include "alloy/log.hpp"
+
+namespace alloy::detail {
+namespace {
+
+/// Says `message` once per device and process: every executor on a device
+/// without coordination would say the same.
+void warn_once(const std::string& device_key, const std::string& message) {
+  static std::mutex mutex;
+  static std::set<std::string> warned;
+  {
+    std::lock_guard lock(mutex);
+    if (!warned.insert(device_key).second) return;
+  }
+  log_warning(message);
+}
+
+}  // namespace
+
+std::string DeviceSharing::key_of(const Device& device) {
+  return device.info().fingerprint() + "#" + std::to_string(device.index());
+}
+
+DeviceSharing::DeviceSharing(const std::vector<Device*>& devices, PriorityClass priority_class)
+    : priority_class_(priority_class), in_flight_(devices.size(), 0) {
+  const SegmentAccess access = segment_access_from_environment();
+  for (const Device* device : devices) {
+    try {
+      segments_.push_back(std::make_unique<CoordinationSegment>(key_of(*device), priority_class, access));
+    } catch (const Error& error) {
+      warn_once(key_of(*device), "executors on " + device->label() +
+                                     " run without coordinating with other jobs: " + error.what());
+      segments_.push_back(nullptr);
+    }
+  }
+}
+
+void DeviceSharing::started(std::size_t device) {
+  ++in_flight_[device];
+  if (priority_class_ == PriorityClass::critical && segments_[device]) segments_[device]->add_pending_critical(1);
+}
+
+void DeviceSharing::completed(std::size_t device) {
+  --in_flight_[device];
+  if (priority_class_ == PriorityClass::critical && segments_[device]) segments_[device]->add_pending_critical(-1);
+}
+
+std::optional<std::size_t> DeviceSharing::bound(std::size_t device) const {
+  if (priority_class_ != PriorityClass::background || !segments_[device]) return std::nullopt;
+  if (segments_[device]->critical_pending_elsewhere() > 0) return while_critical_pending;
+  if (segments_[device]->critical_jobs_elsewhere() > 0) return while_critical_present;
+  return std::nullopt;
+}
+
+bool DeviceSharing::may_start(std::size_t device) const {
+  if (priority_class_ != PriorityClass::background) return true;
+  const std::optional<std::size_t> most = bound(device);
+  return !most || in_flight_[device] < *most;
+}
+
+std::vector<JobState> DeviceSharing::jobs(std::size_t device) {
+  return segments_[device] ? segments_[device]->jobs() : std::vector<JobState>{};
+}
+
+}  // namespace alloy::detail

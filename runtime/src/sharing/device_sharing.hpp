@@ -1,0 +1,57 @@
+// One executor's part in sharing its devices with other jobs (internal to
+// the runtime): its slot in each device's coordination segment, and the
+// bound on its background work in flight.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "alloy/backend/device.hpp"
+#include "sharing/coordination_segment.hpp"
+
+namespace alloy::detail {
+
+/// Tells the other jobs on each device what this executor has pending
+/// there, and bounds a background executor's commands in flight while
+/// critical work may come: at most `while_critical_pending` when another
+/// job's critical commands are pending on the device, at most
+/// `while_critical_present` when a critical job is there at all (so that
+/// its next command waits behind little), no bound otherwise. Not
+/// thread-safe: the executor calls it under its lock.
+class DeviceSharing {
+ public:
+  static constexpr std::size_t while_critical_pending = 1;
+  static constexpr std::size_t while_critical_present = 2;
+
+  /// Joins each device's segment (ALLOY_SHARING_ACCESS says whose). A
+  /// device whose segment cannot be joined (no shared memory, a full table)
+  /// is used without coordination, saying why once.
+  DeviceSharing(const std::vector<Device*>& devices, PriorityClass priority_class);
+
+  PriorityClass priority_class() const { return priority_class_; }
+  /// Whether the executor must tell of each command's start and end on a
+  /// device: critical and background executors do, normal ones do not.
+  bool counts_commands() const { return priority_class_ != PriorityClass::normal; }
+  void started(std::size_t device);
+  void completed(std::size_t device);
+  /// Whether one more command may go on `device` now.
+  bool may_start(std::size_t device) const;
+  /// The most commands a background executor may have in flight on
+  /// `device` now; nullopt: no bound (also for other classes).
+  std::optional<std::size_t> bound(std::size_t device) const;
+  /// The jobs on `device` (this one first); empty where it has no segment.
+  std::vector<JobState> jobs(std::size_t device);
+
+  /// The segment key of `device`: its fingerprint and index, since two
+  /// identical devices share a fingerprint.
+  static std::string key_of(const Device& device);
+
+ private:
+  PriorityClass priority_class_;
+  std::vector<std::unique_ptr<CoordinationSegment>> segments_;  ///< null: uncoordinated
+  std::vector<std::size_t> in_flight_;
+};
+
+}  // namespace alloy::detail
