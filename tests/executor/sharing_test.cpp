@@ -1,5 +1,6 @@
 // Sharing a device between executors: each executor's priority class, where
 // it comes from, and the order it gives kernels that wait for one device.
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <optional>
@@ -150,6 +151,51 @@ TEST_CASE("Executor.Sharing.background_work_in_flight_is_bounded_while_a_critica
     background.wait();
     CHECK(background.tasks_per_device()[0] - before == 8);
   }
+}
+
+TEST_CASE("Executor.Sharing.a_memory_share_caps_the_executors_replicas_and_the_other_jobs_see_it") {
+  if (!have_devices(1)) return;
+  // Six buffers of 64 KiB, each added to by its own kernel, under a share
+  // of three: the executor evicts its own replicas to stay within it, every
+  // sum is still exact, and another executor on the device sees the use
+  // and the share.
+  constexpr std::size_t elements = 16 * 1024;
+  constexpr std::size_t share = 3 * elements * sizeof(int);
+  ExecutorOptions options = of_class(PriorityClass::background);
+  options.memory_share = MemoryShare{0, share};
+  Executor shared(runtime(), options);
+  Executor other(runtime(), of_class(PriorityClass::critical));
+  std::vector<Buffer<int>> buffers;
+  for (int b = 0; b < 6; ++b) buffers.emplace_back(std::vector<int>(elements, b));
+  for (int round = 0; round < 2; ++round) {
+    for (Buffer<int>& buffer : buffers) {
+      shared.kernel(conformance, "add_to_range", {Extent(elements)},
+                    {0, static_cast<int>(elements), 10, read_write(buffer)});
+    }
+  }
+  shared.wait();
+  const std::vector<DeviceJob> seen = other.jobs_on(0);
+  const auto job = std::find_if(seen.begin(), seen.end(), [](const DeviceJob& j) {
+    return j.priority_class == PriorityClass::background && j.memory_share == share;
+  });
+  REQUIRE(job != seen.end());
+  CHECK(job->process == seen.front().process);  // one process
+  CHECK(job->memory_in_use > 0);
+  CHECK(job->memory_in_use <= share);
+  CHECK(shared.jobs_on(0).front().memory_share == share);
+  for (int b = 0; b < 6; ++b) {
+    shared.synchronize(buffers[static_cast<std::size_t>(b)]);
+    for (int value : buffers[static_cast<std::size_t>(b)].host()) REQUIRE(value == b + 20);
+  }
+  // A fraction comes to that part of the device's memory.
+  ExecutorOptions half = of_class(std::nullopt);
+  half.memory_share = MemoryShare{0.5, 0};
+  Executor halved(runtime(), half);
+  CHECK(halved.jobs_on(0).front().memory_share ==
+        static_cast<std::size_t>(0.5 * static_cast<double>(selected_devices()[0]->info().global_memory_bytes)));
+  half.memory_share = MemoryShare{1.5, 0};
+  CHECK_THROWS_AS(Executor(runtime(), half), InvalidArgument);
+  CHECK_THROWS_AS(other.jobs_on(1), InvalidArgument);
 }
 
 }  // namespace alloy::test

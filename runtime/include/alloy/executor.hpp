@@ -12,7 +12,7 @@
 
 #include "alloy/graph.hpp"
 #include "alloy/performance_model.hpp"
-#include "alloy/priority_class.hpp"
+#include "alloy/sharing.hpp"
 #include "alloy/run.hpp"
 #include "alloy/runtime.hpp"
 #include "alloy/trace.hpp"
@@ -28,7 +28,7 @@ struct ExecutorOptions {
   SchedulingPolicy policy = SchedulingPolicy::round_robin;
   unsigned compute_lanes = 1;    ///< in-order queues for kernels, per device
   /// How this executor's kernels rank against other executors' on the same
-  /// device (alloy/priority_class.hpp, docs/sharing.md): its lanes are
+  /// device (alloy/sharing.hpp, docs/sharing.md): its lanes are
   /// queues of that priority where the device ranks queues
   /// (Device::ranks_queues). Unset: ALLOY_PRIORITY_CLASS if set, else normal.
   std::optional<PriorityClass> priority_class;
@@ -41,6 +41,11 @@ struct ExecutorOptions {
   /// the device's own memory limits. Beyond it, least recently used replicas
   /// are written back and freed.
   std::size_t device_memory_limit = 0;
+  /// This executor's share of each device's memory (a fraction of it, or
+  /// bytes), told to the other jobs on the device (Executor::jobs_on):
+  /// beyond it, its own least recently used replicas are written back and
+  /// freed, as beyond device_memory_limit; the smaller of the two holds.
+  std::optional<MemoryShare> memory_share;
   /// Host tasks that may run at once; 0: the cores, but at least 4. A host
   /// task blocked in synchronize or wait (of any executor) does not count,
   /// so what it waits for can still run.
@@ -191,6 +196,12 @@ class Executor {
   Runtime& runtime() const;
   /// The options' class, else ALLOY_PRIORITY_CLASS's, else normal.
   PriorityClass priority_class() const;
+  /// The jobs (executors of this process and of others) that share device
+  /// `device` (an index into devices()), this one first, with their classes,
+  /// pending critical work and memory against their shares; only this one
+  /// where the device's coordination segment could not be opened.
+  /// InvalidArgument past devices().
+  std::vector<DeviceJob> jobs_on(std::size_t device) const;
   /// What earliest_finish_time predicts from; record into it to seed it
   /// (keys from Graph::kernel_key). Every kernel and transfer time measured
   /// before wait() returned is in it.

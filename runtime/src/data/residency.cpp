@@ -23,24 +23,25 @@ std::atomic<std::uint64_t> replica_serials{0};
 
 std::size_t Residency::capacity(std::size_t device) const {
   const std::size_t memory = devices_[device]->info().global_memory_bytes;
-  return limit_ != 0 ? std::min(limit_, memory) : memory;
+  return limits_[device] != 0 ? std::min(limits_[device], memory) : memory;
 }
 
-Residency::Residency(const std::vector<Device*>& devices, std::size_t limit, Coherence& coherence)
-    : devices_(devices), limit_(limit), coherence_(coherence), devices_state_(devices.size()) {}
+Residency::Residency(const std::vector<Device*>& devices, std::vector<std::size_t> limits, Coherence& coherence)
+    : devices_(devices), limits_(std::move(limits)), coherence_(coherence), devices_state_(devices.size()) {}
 
 void Residency::check_fits(const std::vector<BufferStorage*>& buffers, std::size_t device,
                            const std::function<std::string()>& task_label) const {
-  if (limit_ == 0) return;
+  const std::size_t limit = limits_[device];
+  if (limit == 0) return;
   std::size_t needed = 0;
   for (BufferStorage* storage : buffers) needed += storage->size();
-  if (needed <= limit_) return;
+  if (needed <= limit) return;
   throw OutOfDeviceMemory(task_label() + " needs " + describe_bytes(needed) + " on device " +
                           std::to_string(device) + " (" + devices_[device]->info().name +
                           ") for its " + std::to_string(buffers.size()) +
-                          " buffers, but the executor may use " + describe_bytes(limit_) +
-                          " there (ALLOY_DEVICE_MEMORY_LIMIT or "
-                          "ExecutorOptions::device_memory_limit); split the work into "
+                          " buffers, but the executor may use " + describe_bytes(limit) +
+                          " there (ALLOY_DEVICE_MEMORY_LIMIT, ExecutorOptions::device_memory_limit or "
+                          "ExecutorOptions::memory_share); split the work into "
                           "smaller buffers or raise the limit");
 }
 
@@ -66,7 +67,7 @@ bool Residency::make_resident(const std::vector<Access>& accesses, std::size_t d
       needed += storage->size();
     }
   }
-  if (limit_ != 0) {
+  if (const std::size_t limit = limits_[device]; limit != 0) {
     // The first task that had to wait keeps what it holds: two tasks that
     // cannot fit together would otherwise evict each other's replicas in turn.
     std::vector<BufferStorage*> keep = buffers;
@@ -77,10 +78,10 @@ bool Residency::make_resident(const std::vector<Access>& accesses, std::size_t d
     // Memory being freed still counts: evict until what stays fits, then
     // wait for the rest if need be. All or nothing: a task never holds part
     // of what it needs while it waits.
-    while (memory.used - memory.retiring + needed > limit_) {
+    while (memory.used - memory.retiring + needed > limit) {
       if (!evict_one(device, keep)) break;
     }
-    if (memory.used + needed > limit_) {
+    if (memory.used + needed > limit) {
       if (!memory.reservation) memory.reservation = Reservation{task, buffers};
       return false;
     }

@@ -29,11 +29,14 @@ class Coherence;
 /// is told so, and started again once it is.
 class Residency {
  public:
-  Residency(const std::vector<Device*>& devices, std::size_t limit, Coherence& coherence);
+  /// `limits`: bytes per device (0: only the device's own memory limits).
+  Residency(const std::vector<Device*>& devices, std::vector<std::size_t> limits, Coherence& coherence);
 
   /// What replicas may take on `device`: the executor's limit, else the
   /// device's memory.
   std::size_t capacity(std::size_t device) const;
+  /// What its replicas take on `device` now, those being freed included.
+  std::size_t used(std::size_t device) const { return devices_state_[device].used; }
 
   /// An evicted replica's memory, to free once `events` completed.
   struct Retirement {
@@ -85,7 +88,7 @@ class Residency {
                   const std::function<std::string()>& task_label) const;
 
   const std::vector<Device*>& devices_;
-  std::size_t limit_;  ///< bytes per device; 0: only the device's own memory limits
+  std::vector<std::size_t> limits_;  ///< per device; 0: only the device's own memory limits
   Coherence& coherence_;
   std::vector<DeviceMemory> devices_state_;
   std::vector<Retirement> started_;

@@ -16,6 +16,27 @@ std::size_t memory_limit(const ExecutorOptions& options) {
   return device_memory_limit_from_environment().value_or(0);
 }
 
+/// The options' memory share on each device, in bytes; 0: none.
+std::vector<std::size_t> shares_of(const ExecutorOptions& options, const std::vector<Device*>& devices) {
+  std::vector<std::size_t> shares;
+  for (const Device* device : devices) {
+    shares.push_back(options.memory_share ? std::max<std::size_t>(1, options.memory_share->on(
+                                                                          device->info().global_memory_bytes))
+                                          : 0);
+  }
+  return shares;
+}
+
+/// What replicas may take on each device: the smaller of the limit and the
+/// share, where either is set.
+std::vector<std::size_t> replica_limits(std::size_t limit, const std::vector<std::size_t>& shares) {
+  std::vector<std::size_t> limits;
+  for (std::size_t share : shares) {
+    limits.push_back(limit == 0 ? share : share == 0 ? limit : std::min(limit, share));
+  }
+  return limits;
+}
+
 /// A copy into borrowed host memory.
 bool copies_home(const Task& task) {
   return std::holds_alternative<CopyWork>(task.work) && task.accesses[1].slice.storage->host_resident();
@@ -78,8 +99,9 @@ DevicePlanner::DevicePlanner(Runtime& runtime, const std::vector<Device*>& devic
                              const ExecutorOptions& options)
     : devices_(devices),
       lanes_(lanes),
+      shares_(shares_of(options, devices)),
       coherence_(devices, lanes),
-      residency_(devices, memory_limit(options), coherence_),
+      residency_(devices, replica_limits(memory_limit(options), shares_), coherence_),
       kernels_(runtime),
       layouts_(runtime, devices, coherence_),
       capture_(options.capture, options.capture_directory, 0) {}

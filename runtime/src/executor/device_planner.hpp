@@ -80,6 +80,10 @@ class DevicePlanner {
   /// Bytes of `task`'s buffers that `device` holds no valid copy of.
   std::size_t missing_bytes(const Task& task, std::size_t device) const;
   std::size_t capacity(std::size_t device) const { return residency_.capacity(device); }
+  /// What the executor's replicas take on `device` now.
+  std::size_t memory_used(std::size_t device) const { return residency_.used(device); }
+  /// The executor's memory share on each device in bytes (0: none declared).
+  const std::vector<std::size_t>& shares() const { return shares_; }
 
   /// `task` on `device`, or nothing while its buffers do not fit there
   /// until evicted replicas are freed. `inputs_settled`: whether every
@@ -135,6 +139,7 @@ class DevicePlanner {
 
   const std::vector<Device*>& devices_;
   std::vector<DeviceLanes>& lanes_;
+  std::vector<std::size_t> shares_;
   Coherence coherence_;
   Residency residency_;
   KernelResolver kernels_;

@@ -80,6 +80,7 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
     return false;
   }
   fitted_after_waiting(d);
+  sharing.memory_in_use(d, planner.memory_used(d));
   if (recorder) describe_plan(traced, *plan, policy);
 
   const Lane kind = DevicePlanner::lane_of(work);
@@ -156,6 +157,7 @@ void ExecutorState::retire_evicted() {
       retirement->events.clear();
       std::lock_guard lock(mutex);
       planner.freed(*retirement);
+      sharing.memory_in_use(retirement->device, planner.memory_used(retirement->device));
       retry_waiting_for_memory(retirement->device);
     });
   }

@@ -148,6 +148,14 @@ Runtime& Executor::runtime() const { return state_->runtime; }
 
 PriorityClass Executor::priority_class() const { return *state_->options.priority_class; }
 
+std::vector<DeviceJob> Executor::jobs_on(std::size_t device) const {
+  if (device >= state_->devices.size()) {
+    throw InvalidArgument("Executor::jobs_on(" + std::to_string(device) + "): the executor has " +
+                          std::to_string(state_->devices.size()) + " device(s)");
+  }
+  return state_->jobs_on(device);
+}
+
 std::size_t Executor::device_memory(std::size_t device) const {
   if (device >= state_->devices.size()) {
     throw InvalidArgument("device_memory(" + std::to_string(device) + ") of an executor of " +

@@ -2,6 +2,8 @@
 // waits across executors ask of it, each under its lock.
 #include "executor_state.hpp"
 
+#include <unistd.h>
+
 #include "alloy/error.hpp"
 #include "alloy/log.hpp"
 
@@ -107,6 +109,20 @@ const ResolvedKernel& ExecutorState::resolve(const KernelWork& kernel, std::size
 std::vector<std::size_t> ExecutorState::tasks_per_device() const {
   std::lock_guard lock(mutex);
   return task_counts;
+}
+
+std::vector<DeviceJob> ExecutorState::jobs_on(std::size_t device) const {
+  std::lock_guard lock(mutex);
+  std::vector<DeviceJob> jobs;
+  for (const JobState& state : sharing.jobs(device)) {
+    jobs.push_back({state.pid, state.priority_class, state.pending_critical, state.memory_in_use, state.memory_share});
+  }
+  if (jobs.empty()) {
+    // No segment: this job alone, as it knows itself.
+    jobs.push_back({static_cast<std::int32_t>(::getpid()), sharing.priority_class(), 0, planner.memory_used(device),
+                    planner.shares()[device]});
+  }
+  return jobs;
 }
 
 }  // namespace alloy::detail

@@ -121,6 +121,7 @@ class ExecutorState {
   PerformanceModel& performance_model() { return placement.model(); }
   std::size_t device_memory(std::size_t device) const { return planner.capacity(device); }
   std::vector<std::size_t> tasks_per_device() const;
+  std::vector<DeviceJob> jobs_on(std::size_t device) const;
   bool traces() const { return recorder != nullptr; }
   /// What the recorder has so far (executor_tracing.cpp); only when it traces.
   Trace trace();

@@ -7,6 +7,7 @@
 #include "alloy/error.hpp"
 #include "alloy/log.hpp"
 #include "executor_state.hpp"
+#include "sharing/memory_share.hpp"
 #include "sharing/priority_class.hpp"
 
 namespace alloy::detail {
@@ -41,6 +42,7 @@ std::vector<Device*> chosen_devices(Runtime& runtime, const ExecutorOptions& opt
 ExecutorOptions with_environment(ExecutorOptions options) {
   options = with_tracing_from_environment(std::move(options));
   options.priority_class = priority_class_or_environment(options.priority_class);
+  check_memory_share(options.memory_share);
   return options;
 }
 
@@ -72,7 +74,7 @@ ExecutorState::ExecutorState(Runtime& runtime_in, ExecutorOptions options_in)
       lanes(lanes_for(devices, options)),
       planner(runtime, devices, lanes, options),
       task_counts(devices.size(), 0),
-      sharing(devices, *options.priority_class),
+      sharing(devices, *options.priority_class, planner.shares()),
       waiting_for_memory(devices.size()),
       yielded(devices.size()),
       placement(options, devices.size(), completions),

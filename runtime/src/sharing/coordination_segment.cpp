@@ -244,7 +244,7 @@ CoordinationSegment::~CoordinationSegment() {
   ::munmap(layout_, sizeof(Layout));
 }
 
-void CoordinationSegment::free_slot(std::size_t index) {
+void CoordinationSegment::free_slot(std::size_t index) const {
   Layout::Slot& slot = layout_->slot[index];
   layout_->critical_pending.fetch_sub(slot.pending_critical.exchange(0));
   if (slot.priority_class == static_cast<std::uint32_t>(PriorityClass::critical)) layout_->critical_jobs.fetch_sub(1);
@@ -278,7 +278,7 @@ std::size_t CoordinationSegment::reclaim_dead() {
   return reclaim_dead_locked();
 }
 
-std::size_t CoordinationSegment::reclaim_dead_locked() {
+std::size_t CoordinationSegment::reclaim_dead_locked() const {
   const std::int32_t own = ::getpid();
   std::size_t freed = 0;
   for (std::size_t s = 0; s < slots; ++s) {
@@ -290,7 +290,7 @@ std::size_t CoordinationSegment::reclaim_dead_locked() {
   return freed;
 }
 
-std::vector<JobState> CoordinationSegment::jobs() {
+std::vector<JobState> CoordinationSegment::jobs() const {
   SlotTableLock lock(layout_->mutex, name_);
   reclaim_dead_locked();
   std::vector<JobState> jobs;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "alloy/priority_class.hpp"
+#include "alloy/sharing.hpp"
 
 namespace alloy::detail {
 
@@ -59,7 +59,7 @@ class CoordinationSegment {
   /// they are reclaimed).
   std::uint64_t critical_jobs_elsewhere() const;
   /// Every live job on the device, this one first; reclaims dead ones first.
-  std::vector<JobState> jobs();
+  std::vector<JobState> jobs() const;
   /// Frees the slots of processes that are gone; how many it freed.
   std::size_t reclaim_dead();
 
@@ -71,9 +71,9 @@ class CoordinationSegment {
  private:
   struct Layout;
 
-  std::size_t reclaim_dead_locked();
+  std::size_t reclaim_dead_locked() const;
   /// Frees slot `index` with what it counted; under the mutex.
-  void free_slot(std::size_t index);
+  void free_slot(std::size_t index) const;
 
   std::string name_;
   Layout* layout_ = nullptr;

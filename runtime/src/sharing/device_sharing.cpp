@@ -31,12 +31,14 @@ std::string DeviceSharing::key_of(const Device& device) {
   return device.info().fingerprint() + "#" + std::to_string(device.index());
 }
 
-DeviceSharing::DeviceSharing(const std::vector<Device*>& devices, PriorityClass priority_class)
-    : priority_class_(priority_class), in_flight_(devices.size(), 0) {
+DeviceSharing::DeviceSharing(const std::vector<Device*>& devices, PriorityClass priority_class,
+                             const std::vector<std::size_t>& shares)
+    : priority_class_(priority_class), in_flight_(devices.size(), 0), shares_(shares) {
   const SegmentAccess access = segment_access_from_environment();
   for (const Device* device : devices) {
     try {
       segments_.push_back(std::make_unique<CoordinationSegment>(key_of(*device), priority_class, access));
+      segments_.back()->set_memory(0, shares_[segments_.size() - 1]);
     } catch (const Error& error) {
       warn_once(key_of(*device), "executors on " + device->label() +
                                      " run without coordinating with other jobs: " + error.what());
@@ -68,7 +70,11 @@ bool DeviceSharing::may_start(std::size_t device) const {
   return !most || in_flight_[device] < *most;
 }
 
-std::vector<JobState> DeviceSharing::jobs(std::size_t device) {
+void DeviceSharing::memory_in_use(std::size_t device, std::size_t bytes) {
+  if (segments_[device]) segments_[device]->set_memory(bytes, shares_[device]);
+}
+
+std::vector<JobState> DeviceSharing::jobs(std::size_t device) const {
   return segments_[device] ? segments_[device]->jobs() : std::vector<JobState>{};
 }
 

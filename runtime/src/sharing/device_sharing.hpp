@@ -28,7 +28,9 @@ class DeviceSharing {
   /// Joins each device's segment (ALLOY_SHARING_ACCESS says whose). A
   /// device whose segment cannot be joined (no shared memory, a full table)
   /// is used without coordination, saying why once.
-  DeviceSharing(const std::vector<Device*>& devices, PriorityClass priority_class);
+  /// `shares`: the executor's memory share per device in bytes (0: none).
+  DeviceSharing(const std::vector<Device*>& devices, PriorityClass priority_class,
+                const std::vector<std::size_t>& shares);
 
   PriorityClass priority_class() const { return priority_class_; }
   /// Whether the executor must tell of each command's start and end on a
@@ -41,8 +43,10 @@ class DeviceSharing {
   /// The most commands a background executor may have in flight on
   /// `device` now; nullopt: no bound (also for other classes).
   std::optional<std::size_t> bound(std::size_t device) const;
+  /// Tells the other jobs what the executor's replicas take on `device`.
+  void memory_in_use(std::size_t device, std::size_t bytes);
   /// The jobs on `device` (this one first); empty where it has no segment.
-  std::vector<JobState> jobs(std::size_t device);
+  std::vector<JobState> jobs(std::size_t device) const;
 
   /// The segment key of `device`: its fingerprint and index, since two
   /// identical devices share a fingerprint.
@@ -52,6 +56,7 @@ class DeviceSharing {
   PriorityClass priority_class_;
   std::vector<std::unique_ptr<CoordinationSegment>> segments_;  ///< null: uncoordinated
   std::vector<std::size_t> in_flight_;
+  std::vector<std::size_t> shares_;
 };
 
 }  // namespace alloy::detail

@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "alloy/backend/queue.hpp"
-#include "alloy/priority_class.hpp"
+#include "alloy/sharing.hpp"
 
 namespace alloy::detail {
 
