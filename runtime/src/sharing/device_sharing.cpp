@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include <cstdlib>
 #include <mutex>
 #include <set>
 
@@ -28,12 +29,14 @@ void warn_once(const std::string& device_key, const std::string& message) {
 }  // namespace
 
 std::string DeviceSharing::key_of(const Device& device) {
-  return device.info().fingerprint() + "#" + std::to_string(device.index());
+  const char* name_space = std::getenv("ALLOY_SHARING_NAMESPACE");
+  const std::string prefix = name_space != nullptr && *name_space != '\0' ? std::string(name_space) + "/" : "";
+  return prefix + device.info().fingerprint() + "#" + std::to_string(device.index());
 }
 
 DeviceSharing::DeviceSharing(const std::vector<Device*>& devices, PriorityClass priority_class,
                              const std::vector<std::size_t>& shares)
-    : priority_class_(priority_class), in_flight_(devices.size(), 0), shares_(shares) {
+    : priority_class_(priority_class), in_flight_(devices.size(), 0), shares_(shares), told_in_use_(devices.size(), 0) {
   const SegmentAccess access = segment_access_from_environment();
   for (const Device* device : devices) {
     try {
@@ -71,7 +74,11 @@ bool DeviceSharing::may_start(std::size_t device) const {
 }
 
 void DeviceSharing::memory_in_use(std::size_t device, std::size_t bytes) {
-  if (segments_[device]) segments_[device]->set_memory(bytes, shares_[device]);
+  // Slots of jobs on other cores share cache lines: a write per task would
+  // move the line between them.
+  if (!segments_[device] || told_in_use_[device] == bytes) return;
+  told_in_use_[device] = bytes;
+  segments_[device]->set_memory(bytes, shares_[device]);
 }
 
 std::vector<JobState> DeviceSharing::jobs(std::size_t device) const {

@@ -43,13 +43,15 @@ class DeviceSharing {
   /// The most commands a background executor may have in flight on
   /// `device` now; nullopt: no bound (also for other classes).
   std::optional<std::size_t> bound(std::size_t device) const;
-  /// Tells the other jobs what the executor's replicas take on `device`.
+  /// Tells the other jobs what the executor's replicas take on `device`;
+  /// called per task, it writes to the shared segment only on a change.
   void memory_in_use(std::size_t device, std::size_t bytes);
   /// The jobs on `device` (this one first); empty where it has no segment.
   std::vector<JobState> jobs(std::size_t device) const;
 
-  /// The segment key of `device`: its fingerprint and index, since two
-  /// identical devices share a fingerprint.
+  /// The segment key of `device`: ALLOY_SHARING_NAMESPACE (if set), its
+  /// fingerprint and its index, since two identical devices share a
+  /// fingerprint.
   static std::string key_of(const Device& device);
 
  private:
@@ -57,6 +59,7 @@ class DeviceSharing {
   std::vector<std::unique_ptr<CoordinationSegment>> segments_;  ///< null: uncoordinated
   std::vector<std::size_t> in_flight_;
   std::vector<std::size_t> shares_;
+  std::vector<std::size_t> told_in_use_;  ///< the memory in use last written per device
 };
 
 }  // namespace alloy::detail
