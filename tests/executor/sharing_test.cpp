@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 #include "alloy/emulated_kernels.hpp"
 #include "embedded/conformance_source.hpp"
 #include "support/scoped_environment.hpp"
@@ -27,6 +29,10 @@ ExecutorOptions of_class(std::optional<PriorityClass> priority_class, unsigned c
   return options;
 }
 
+/// Other test processes run beside this one on the same devices, some with
+/// critical executors: each case here coordinates only with itself.
+std::string own_namespace() { return "sharing-test-" + std::to_string(::getpid()); }
+
 /// Adds 3 to 64 ints on `executor`'s device and checks the sums.
 void check_computes(Executor& executor) {
   Buffer<int> data(std::vector<int>(64, 1));
@@ -39,6 +45,7 @@ void check_computes(Executor& executor) {
 
 TEST_CASE("Executor.Sharing.the_class_comes_from_the_options_then_the_environment") {
   if (!have_devices(1)) return;
+  const ScopedEnvironment apart("ALLOY_SHARING_NAMESPACE", own_namespace().c_str());
   ScopedEnvironment unset("ALLOY_PRIORITY_CLASS", "");
   {
     Executor executor(runtime(), of_class(std::nullopt));
@@ -69,6 +76,7 @@ TEST_CASE("Executor.Sharing.the_class_comes_from_the_options_then_the_environmen
 
 TEST_CASE("Executor.Sharing.a_critical_kernel_starts_before_background_kernels_waiting_for_the_device") {
   if (!have_devices(1)) return;
+  const ScopedEnvironment apart("ALLOY_SHARING_NAMESPACE", own_namespace().c_str());
   Device& device = *selected_devices()[0];
   if (device.info().emulation.empty() || !device.ranks_queues()) {
     skip(device.label() +
@@ -116,6 +124,7 @@ TEST_CASE("Executor.Sharing.a_critical_kernel_starts_before_background_kernels_w
 
 TEST_CASE("Executor.Sharing.background_work_in_flight_is_bounded_while_a_critical_job_shares_the_device") {
   if (!have_devices(1)) return;
+  const ScopedEnvironment apart("ALLOY_SHARING_NAMESPACE", own_namespace().c_str());
   // Eight independent ~50 ms kernels of a background executor with four
   // lanes: alone on the device all eight start at once; beside a critical
   // executor at most two are in flight, and while the critical one's kernel
@@ -155,6 +164,7 @@ TEST_CASE("Executor.Sharing.background_work_in_flight_is_bounded_while_a_critica
 
 TEST_CASE("Executor.Sharing.a_memory_share_caps_the_executors_replicas_and_the_other_jobs_see_it") {
   if (!have_devices(1)) return;
+  const ScopedEnvironment apart("ALLOY_SHARING_NAMESPACE", own_namespace().c_str());
   // Six buffers of 64 KiB, each added to by its own kernel, under a share
   // of three: the executor evicts its own replicas to stay within it, every
   // sum is still exact, and another executor on the device sees the use

@@ -161,6 +161,30 @@ TEST_CASE("Unit.CoordinationSegment.a_second_process_joins_and_one_killed_with_9
   CHECK(here.jobs().size() == 1);
 }
 
+TEST_CASE("Unit.CoordinationSegment.the_last_job_to_leave_removes_the_name") {
+  const UniqueKey device("last-leaves");
+  const std::string file = "/dev/shm" + CoordinationSegment::name_for(device.key, SegmentAccess::user);
+  const auto exists = [&] { return ::access(file.c_str(), F_OK) == 0; };
+  auto first = std::make_unique<CoordinationSegment>(device.key, PriorityClass::normal, SegmentAccess::user);
+  auto second = std::make_unique<CoordinationSegment>(device.key, PriorityClass::critical, SegmentAccess::user);
+  CHECK(exists());
+  first.reset();
+  CHECK(exists());  // the second job is still there
+  second.reset();
+  CHECK_FALSE(exists());
+  // A process killed with -9 does not keep it: the job leaving after it
+  // reclaims its slot, then finds itself the last.
+  auto here = std::make_unique<CoordinationSegment>(device.key, PriorityClass::normal, SegmentAccess::user);
+  Peer killed(device.key, "critical", 1);
+  killed.kill_9();
+  here.reset();
+  CHECK_FALSE(exists());
+  // And a job that comes after finds a fresh table.
+  CoordinationSegment again(device.key, PriorityClass::normal, SegmentAccess::user);
+  CHECK(again.jobs().size() == 1);
+  CHECK(again.critical_pending_elsewhere() == 0);
+}
+
 TEST_CASE("Unit.CoordinationSegment.a_full_table_and_another_layout_are_refused_with_the_name") {
   const UniqueKey device("full");
   std::vector<std::unique_ptr<CoordinationSegment>> held;

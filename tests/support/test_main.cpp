@@ -6,8 +6,6 @@
 #include <string>
 #include <string_view>
 
-#include <unistd.h>
-
 #include "support/build_paths.hpp"
 #include "support/case_outcomes.hpp"
 #include "support/test_devices.hpp"
@@ -41,11 +39,6 @@ int main(int argc, char** argv) {
     if (std::getenv("ALLOY_EMULATED_DEVICES") != nullptr) backends += ",emulated";
     setenv("ALLOY_BACKENDS", backends.c_str(), 0);
   }
-  // Test processes run side by side on the same devices: each is a world
-  // of its own for sharing, so that one's critical executors do not bound
-  // another's background work (tests of sharing between processes name
-  // their segments themselves).
-  setenv("ALLOY_SHARING_NAMESPACE", ("test-" + std::to_string(getpid())).c_str(), 0);
   doctest::Context context(argc, argv);
   const int result = context.run();
   alloy::test::report_skipped_cases(result);

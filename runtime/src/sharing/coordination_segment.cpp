@@ -169,27 +169,50 @@ CoordinationSegment::CoordinationSegment(const std::string& device_key, Priority
                  "; ALLOY_SHARING_ACCESS=user|group|all says who may share it");
   };
   const mode_t mode = mode_for(access);
-  const int fd = ::shm_open(name_.c_str(), O_RDWR | O_CREAT, mode);
-  if (fd < 0) throw fail("opening", errno);
-  // The first process to hold the file lock on an empty segment lays it out.
-  struct ClosesFile {
-    int fd;
-    ~ClosesFile() { ::close(fd); }
-  } closes{fd};
-  if (::flock(fd, LOCK_EX) != 0) throw fail("locking", errno);
+  // Joining and leaving hold the file lock: the last job to leave removes
+  // the name under it, and a job that opened the removed file meanwhile
+  // sees it unlinked once it has the lock, and opens the new one.
   struct stat status {};
-  if (::fstat(fd, &status) != 0) throw fail("reading", errno);
-  const bool fresh = status.st_size == 0;
+  for (;;) {
+    fd_ = ::shm_open(name_.c_str(), O_RDWR | O_CREAT, mode);
+    if (fd_ < 0) throw fail("opening", errno);
+    if (::flock(fd_, LOCK_EX) != 0 || ::fstat(fd_, &status) != 0) {
+      const int error = errno;
+      ::close(fd_);
+      throw fail("locking", error);
+    }
+    if (status.st_nlink > 0) break;
+    ::close(fd_);
+  }
+  try {
+    join(device_key, priority_class, mode, status.st_size == 0);
+  } catch (...) {
+    ::close(fd_);  // drops the file lock too
+    throw;
+  }
+  ::flock(fd_, LOCK_UN);
+}
+
+void CoordinationSegment::join(const std::string& device_key, PriorityClass priority_class, mode_t mode, bool fresh) {
   if (fresh) {
     // The creation mode passed the umask; the access asked for is what counts.
-    if (::fchmod(fd, mode) != 0 || ::ftruncate(fd, sizeof(Layout)) != 0) throw fail("laying out", errno);
-  } else if (static_cast<std::size_t>(status.st_size) != sizeof(Layout)) {
-    throw Error("device coordination segment " + name_ + " (" + device_key + ") is " +
-                std::to_string(status.st_size) + " bytes, not the " + std::to_string(sizeof(Layout)) +
-                " of this alloy's layout; remove /dev/shm" + name_ + " when no alloy program runs");
+    if (::fchmod(fd_, mode) != 0 || ::ftruncate(fd_, sizeof(Layout)) != 0) {
+      throw Error("laying out device coordination segment " + name_ + " (" + device_key +
+                  "): " + system_reason(errno));
+    }
+  } else {
+    struct stat status {};
+    ::fstat(fd_, &status);
+    if (static_cast<std::size_t>(status.st_size) != sizeof(Layout)) {
+      throw Error("device coordination segment " + name_ + " (" + device_key + ") is " +
+                  std::to_string(status.st_size) + " bytes, not the " + std::to_string(sizeof(Layout)) +
+                  " of this alloy's layout; remove /dev/shm" + name_ + " when no alloy program runs");
+    }
   }
-  void* mapped = ::mmap(nullptr, sizeof(Layout), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (mapped == MAP_FAILED) throw fail("mapping", errno);
+  void* mapped = ::mmap(nullptr, sizeof(Layout), PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+  if (mapped == MAP_FAILED) {
+    throw Error("mapping device coordination segment " + name_ + " (" + device_key + "): " + system_reason(errno));
+  }
   layout_ = static_cast<Layout*>(mapped);
   try {
     if (fresh) {
@@ -208,7 +231,6 @@ CoordinationSegment::CoordinationSegment(const std::string& device_key, Priority
       throw Error("device coordination segment " + name_ + " (" + device_key +
                   ") has another alloy's layout; remove /dev/shm" + name_ + " when no alloy program runs");
     }
-    ::flock(fd, LOCK_UN);
     const std::int32_t pid = ::getpid();
     const std::optional<ProcessStat> own = process_stat(pid);
     SlotTableLock lock(layout_->mutex, name_);
@@ -234,14 +256,21 @@ CoordinationSegment::CoordinationSegment(const std::string& device_key, Priority
 }
 
 CoordinationSegment::~CoordinationSegment() {
+  ::flock(fd_, LOCK_EX);
   try {
     SlotTableLock lock(layout_->mutex, name_);
     free_slot(slot_);
+    reclaim_dead_locked();
+    bool anyone_left = false;
+    for (const Layout::Slot& slot : layout_->slot) anyone_left = anyone_left || slot.pid.load() != 0;
+    // Nothing stays in /dev/shm once the last job on the device is gone.
+    if (!anyone_left) ::shm_unlink(name_.c_str());
   } catch (const Error&) {
     // A segment that cannot be locked any more: the slot is reclaimed once
     // this process is gone.
   }
   ::munmap(layout_, sizeof(Layout));
+  ::close(fd_);  // and with it the file lock
 }
 
 void CoordinationSegment::free_slot(std::size_t index) const {

@@ -2,6 +2,8 @@
 // any process of this machine, tell each other (internal to the runtime).
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -41,7 +43,8 @@ class CoordinationSegment {
   /// cannot be opened, the segment is of another layout, or every slot is
   /// taken by a live job.
   CoordinationSegment(const std::string& device_key, PriorityClass priority_class, SegmentAccess access);
-  /// Gives the slot back, with its pending work.
+  /// Gives the slot back, with its pending work; the last job of the
+  /// segment removes its name.
   ~CoordinationSegment();
   CoordinationSegment(const CoordinationSegment&) = delete;
   CoordinationSegment& operator=(const CoordinationSegment&) = delete;
@@ -71,11 +74,15 @@ class CoordinationSegment {
  private:
   struct Layout;
 
+  /// Maps the segment (laying it out if `fresh`) and takes a slot; with
+  /// the file lock held.
+  void join(const std::string& device_key, PriorityClass priority_class, mode_t mode, bool fresh);
   std::size_t reclaim_dead_locked() const;
   /// Frees slot `index` with what it counted; under the mutex.
   void free_slot(std::size_t index) const;
 
   std::string name_;
+  int fd_ = -1;  ///< kept open for the file lock that joining and leaving take
   Layout* layout_ = nullptr;
   std::size_t slot_ = 0;
 };
