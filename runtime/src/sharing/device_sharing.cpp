@@ -2,11 +2,10 @@
 // on background work in flight.
 #include "device_sharing.hpp"
 
-#include <string>
-
 #include <cstdlib>
 #include <mutex>
 #include <set>
+#include <string>
 
 #include "alloy/error.hpp"
 #include "alloy/log.hpp"
