@@ -18,6 +18,19 @@ namespace alloy::emulation {
 namespace {
 
 constexpr std::string_view options_line = "// alloy emulated build options: ";
+/// How a composed source whose kernels take a slice's first group begins.
+constexpr std::string_view takes_first_group = "#define ALLOY_TAKES_FIRST_GROUP 1\n";
+
+/// `source` without the slice's parameter macros, so that the declaration
+/// parser reads the declared parameters alone.
+std::string without_slice_parameters(std::string source) {
+  for (const std::string_view marker : {"ALLOY_FIRST_GROUP_PARAMETERS_ONLY", " ALLOY_FIRST_GROUP_PARAMETERS"}) {
+    for (std::size_t at = source.find(marker); at != std::string::npos; at = source.find(marker, at)) {
+      source.erase(at, marker.size());
+    }
+  }
+  return source;
+}
 
 struct Module;
 
@@ -148,11 +161,17 @@ stream::Status get_function(stream::Handle* function, stream::Handle module, con
       made.argument_bytes.push_back(parameter.value_bytes);
       made.is_pointer.push_back(parameter.is_buffer);
     }
-  } else if (const std::optional<KernelSignature> signature = find_kernel_signature(loaded.source, name)) {
+  } else if (const std::optional<KernelSignature> signature =
+                 find_kernel_signature(without_slice_parameters(loaded.source), name)) {
     for (const KernelParameter& parameter : signature->parameters) {
       const bool scalar = parameter.kind == KernelParameter::Kind::scalar;
       made.argument_bytes.push_back(scalar && parameter.scalar_type ? size_of(*parameter.scalar_type) : 8);
       made.is_pointer.push_back(!scalar);
+    }
+    if (loaded.source.starts_with(takes_first_group)) {
+      // The slice's first group, as the prelude declares it for CUDA.
+      made.argument_bytes.insert(made.argument_bytes.end(), 3, sizeof(unsigned int));
+      made.is_pointer.insert(made.is_pointer.end(), 3, false);
     }
   } else {
     return emulated_not_found;

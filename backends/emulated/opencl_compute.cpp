@@ -1,6 +1,8 @@
 // Computing emulated launches on an OpenCL CPU device.
 #include "opencl_compute.hpp"
 
+#include <cstring>
+
 #include "alloy/kernel_args.hpp"
 #include "opencl_api.hpp"
 
@@ -45,7 +47,20 @@ struct KernelShape {
   std::vector<Parameter> parameters;
   std::array<std::size_t, 3> required_work_group{0, 0, 0};  ///< reqd_work_group_size, or zeros
   std::size_t max_work_group = 0;
+  /// The last three parameters are the first group of a slice, which the
+  /// prelude declares for launches made as CUDA makes them (docs/kernels.md).
+  bool takes_first_group = false;
 };
+
+bool named_first_group(const cl::Kernel& kernel, cl_uint count) {
+  if (count < 3) return false;
+  cl_int error = CL_SUCCESS;
+  const std::string names[3] = {"alloy_first_group_x", "alloy_first_group_y", "alloy_first_group_z"};
+  for (cl_uint i = 0; i < 3; ++i) {
+    if (kernel.getArgInfo<CL_KERNEL_ARG_NAME>(count - 3 + i, &error).c_str() != names[i]) return false;
+  }
+  return error == CL_SUCCESS;
+}
 
 KernelShape shape_of(const cl::Program& program, const cl::Device& device, const std::string& name) {
   KernelShape shape;
@@ -55,7 +70,9 @@ KernelShape shape_of(const cl::Program& program, const cl::Device& device, const
     shape.error = failed("clCreateKernel", error);
     return shape;
   }
-  for (cl_uint i = 0; i < kernel.getInfo<CL_KERNEL_NUM_ARGS>(); ++i) shape.parameters.push_back(parameter_of(kernel, i));
+  const cl_uint count = kernel.getInfo<CL_KERNEL_NUM_ARGS>();
+  for (cl_uint i = 0; i < count; ++i) shape.parameters.push_back(parameter_of(kernel, i));
+  shape.takes_first_group = named_first_group(kernel, count);
   const auto required = kernel.getWorkGroupInfo<CL_KERNEL_COMPILE_WORK_GROUP_SIZE>(device, &error);
   if (error == CL_SUCCESS) shape.required_work_group = {required[0], required[1], required[2]};
   shape.max_work_group = kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device, &error);
@@ -146,8 +163,10 @@ std::shared_ptr<const ComputeProgram> OpenclCompute::build(const std::string& so
     log = failed("clCreateProgramWithSource", error);
     return nullptr;
   }
-  // Argument info tells each parameter's address space and type at launch.
-  error = program.build(std::vector<cl::Device>{state_->device}, (options + " -cl-kernel-arg-info").c_str());
+  // Argument info tells each parameter's address space, type and name at
+  // launch. The prelude's slice parameters are declared as CUDA takes them.
+  error = program.build(std::vector<cl::Device>{state_->device},
+                        (options + " -cl-kernel-arg-info -DALLOY_FIRST_GROUP_AS_ARGUMENTS").c_str());
   if (error != CL_SUCCESS) {
     log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(state_->device).c_str();
     if (log.empty()) log = failed("clBuildProgram", error);
@@ -257,7 +276,16 @@ std::string OpenclCompute::run(const ComputeProgram& program, const std::string&
   }
   const cl::NDRange global(launch.global[0], launch.global[1], launch.global[2]);
   const cl::NDRange local(launch.local[0], launch.local[1], launch.local[2]);
-  error = queue.enqueueNDRangeKernel(kernel, cl::NullRange, global, local);
+  std::array<std::size_t, 3> offset{0, 0, 0};
+  if (program.shape(state_->device, kernel_name).takes_first_group) {
+    // A slice: its first group's global offset, which get_group_id adds.
+    for (std::size_t d = 0; d < 3; ++d) {
+      unsigned int first = 0;
+      std::memcpy(&first, launch.arguments[launch.arguments.size() - 3 + d].value.data(), sizeof first);
+      offset[d] = std::size_t{first} * launch.local[d];
+    }
+  }
+  error = queue.enqueueNDRangeKernel(kernel, cl::NDRange(offset[0], offset[1], offset[2]), global, local);
   if (error != CL_SUCCESS) return failed("clEnqueueNDRangeKernel", error);
   for (const cl::Buffer& buffer : buffers) {
     const std::size_t size = buffer.getInfo<CL_MEM_SIZE>();

@@ -23,6 +23,13 @@ const cl::Buffer& cl_buffer(const DeviceBuffer& buffer) {
   return static_cast<const OpenCLBuffer&>(buffer).buffer();
 }
 
+/// A slice's first work-item, as an extent of the range's dimensions.
+Extent first_item(const LaunchRange& range) {
+  Extent first = range.global;
+  for (unsigned d = 0; d < 3; ++d) first.size[d] = range.first_group[d] * (*range.local)[d];
+  return first;
+}
+
 cl::NDRange to_ndrange(const Extent& extent) {
   switch (extent.dimensions) {
     case 1: return cl::NDRange(extent[0]);
@@ -202,8 +209,11 @@ std::shared_ptr<Event> OpenCLQueue::do_launch(const Kernel& kernel, const Launch
   }
   cl::Event event;
   const cl::NDRange local = range.local ? to_ndrange(*range.local) : cl::NullRange;
-  const cl_int status = next_queue().enqueueNDRangeKernel(cl_kernel.kernel(), cl::NullRange,
-                                                         to_ndrange(range.global), local, nullptr, &event);
+  // A slice runs from its first group's global offset, which the prelude's
+  // get_group_id adds back.
+  const cl::NDRange offset = range.offset() ? to_ndrange(first_item(range)) : cl::NullRange;
+  const cl_int status = next_queue().enqueueNDRangeKernel(cl_kernel.kernel(), offset, to_ndrange(range.global),
+                                                         local, nullptr, &event);
   if (status != CL_SUCCESS) check(status, "clEnqueueNDRangeKernel(" + kernel.name() + ")", *label_);
   return submitted(std::move(event), kernel.name());
 }

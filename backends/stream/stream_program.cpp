@@ -48,6 +48,8 @@ std::shared_ptr<Kernel> StreamProgram::create_kernel(const std::string& name) {
   attributes.preferred_work_group_multiple = device_.info().sub_group_width.value_or(1);
   std::vector<std::size_t> sizes;
   if (api.parameter_sizes.function != nullptr && api.parameter_sizes(&sizes, function) == api.success) {
+    // The slice's first group follows the declared parameters; launches pass it.
+    if (takes_first_group() && sizes.size() >= 3) sizes.resize(sizes.size() - 3);
     attributes.argument_count = sizes.size();
     attributes.argument_bytes = std::move(sizes);
   }

@@ -1,6 +1,7 @@
 // Transfers, fills and launches on a CUDA/HIP stream, with timing events when asked for.
 #include "stream_queue.hpp"
 
+#include <array>
 #include <algorithm>
 #include <cstring>
 #include <mutex>
@@ -226,6 +227,15 @@ std::shared_ptr<Event> StreamQueue::do_launch(const Kernel& kernel, const Launch
       params[i] = &addresses[i];
     } else {
       params[i] = const_cast<std::byte*>(args[i].value.data());
+    }
+  }
+  // Then the slice's first group, which the prelude declares after the
+  // declared parameters (Queue::launch checked that it fits).
+  std::array<unsigned int, 3> first_group{};
+  if (kernel.program().takes_first_group()) {
+    for (std::size_t d = 0; d < 3; ++d) {
+      first_group[d] = static_cast<unsigned int>(range.first_group[d]);
+      params.push_back(&first_group[d]);
     }
   }
   return enqueue(api_.launch.name, [&] {

@@ -6,6 +6,10 @@
 // are lower case, so upper-case user tunables (-DWGS=128) cannot reach them.
 // See docs/kernels.md for the dialect.
 
+// On a line of its own, says that the source's kernels run whole, never in
+// slices (docs/kernels.md, "Slices").
+#define ALLOY_NO_SLICES
+
 #if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
 // ---- OpenCL C 1.2: the dialect uses OpenCL's names, so most of it is built in.
 #define ALLOY_BACKEND_OPENCL 1
@@ -27,6 +31,22 @@
 
 #define local_barrier() barrier(CLK_LOCAL_MEM_FENCE)
 #define global_barrier() barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE)
+
+// Slices (docs/kernels.md): a slice of a launch runs with a global offset,
+// which get_global_id adds already; group ids count from the whole range's
+// first group too. (The macro's own name inside it is the built-in.)
+#define get_group_id(dim) (get_group_id(dim) + get_global_offset(dim) / get_local_size(dim))
+#if ALLOY_TAKES_FIRST_GROUP && defined(ALLOY_FIRST_GROUP_AS_ARGUMENTS)
+// The emulated device launches as CUDA does, with the first group as
+// arguments, and runs the slice with the global offset they give.
+#define ALLOY_FIRST_GROUP_PARAMETERS_ONLY \
+  const uint alloy_first_group_x, const uint alloy_first_group_y, const uint alloy_first_group_z
+#define ALLOY_FIRST_GROUP_PARAMETERS , ALLOY_FIRST_GROUP_PARAMETERS_ONLY
+#else
+#define ALLOY_FIRST_GROUP_PARAMETERS_ONLY void
+#define ALLOY_FIRST_GROUP_PARAMETERS
+#endif
+#define ALLOY_ENTER_KERNEL
 
 // 64-bit atomics are optional in OpenCL 1.2; ALLOY_ATOMICS_64 says whether
 // the atomic_*_long and atomic_*_ulong names below can be used.
@@ -121,8 +141,33 @@ typedef unsigned long ulong;
 __device__ inline size_t get_local_id(uint dim) {
   return dim == 0 ? threadIdx.x : dim == 1 ? threadIdx.y : dim == 2 ? threadIdx.z : 0;
 }
+#if ALLOY_TAKES_FIRST_GROUP
+// Slices (docs/kernels.md): the runtime passes a slice's first group after
+// the declared arguments; the kernel's entry keeps it where get_group_id,
+// called from any function, reads it. One thread writes, then all wait.
+__shared__ unsigned int alloy_first_group[3];
+#define ALLOY_FIRST_GROUP_PARAMETERS_ONLY \
+  const unsigned int alloy_first_group_x, const unsigned int alloy_first_group_y, \
+      const unsigned int alloy_first_group_z
+#define ALLOY_FIRST_GROUP_PARAMETERS , ALLOY_FIRST_GROUP_PARAMETERS_ONLY
+#define ALLOY_ENTER_KERNEL alloy_enter_kernel(alloy_first_group_x, alloy_first_group_y, alloy_first_group_z);
+__device__ inline void alloy_enter_kernel(unsigned int x, unsigned int y, unsigned int z) {
+  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
+    alloy_first_group[0] = x;
+    alloy_first_group[1] = y;
+    alloy_first_group[2] = z;
+  }
+  __syncthreads();
+}
+__device__ inline size_t alloy_first_group_of(uint dim) { return dim < 3 ? alloy_first_group[dim] : 0; }
+#else
+#define ALLOY_FIRST_GROUP_PARAMETERS_ONLY void
+#define ALLOY_FIRST_GROUP_PARAMETERS
+#define ALLOY_ENTER_KERNEL
+__device__ inline size_t alloy_first_group_of(uint) { return 0; }
+#endif
 __device__ inline size_t get_group_id(uint dim) {
-  return dim == 0 ? blockIdx.x : dim == 1 ? blockIdx.y : dim == 2 ? blockIdx.z : 0;
+  return (dim == 0 ? blockIdx.x : dim == 1 ? blockIdx.y : dim == 2 ? blockIdx.z : 0) + alloy_first_group_of(dim);
 }
 __device__ inline size_t get_local_size(uint dim) {
   return dim == 0 ? blockDim.x : dim == 1 ? blockDim.y : dim == 2 ? blockDim.z : 1;

@@ -16,9 +16,55 @@ TEST_CASE("Unit.Dialect.prelude_covers_every_backend") {
 TEST_CASE("Unit.Dialect.composed_source_keeps_user_line_numbers") {
   const ComposedSource composed =
       compose_kernel_source({"my \"kernel\".cl", "KERNEL void k() {}", ""});
-  CHECK(composed.text.starts_with(kernel_prelude()));
-  CHECK(composed.text.ends_with("\n#line 1 \"my _kernel_.cl\"\nKERNEL void k() {}"));
+  CHECK(composed.text.starts_with("#define ALLOY_TAKES_FIRST_GROUP 1\n" + std::string(kernel_prelude())));
+  CHECK(composed.text.ends_with(
+      "\n#line 1 \"my _kernel_.cl\"\nKERNEL void k(ALLOY_FIRST_GROUP_PARAMETERS_ONLY) { ALLOY_ENTER_KERNEL}"));
   CHECK(composed.compiler_options.empty());
+}
+
+TEST_CASE("Unit.Dialect.every_plain_kernel_takes_the_first_group_in_place") {
+  // Comments and strings cannot hide or fake a declaration; lines stay put.
+  const ComposedSource composed = compose_kernel_source(
+      {"k.cl",
+       "/* KERNEL void fake(int x) { */\n"
+       "KERNEL void a(GLOBAL float* x, const int n)\n{ x[get_global_id(0)] = n; }\n"
+       "KERNEL void b(void);\n"
+       "__attribute__((reqd_work_group_size(64, 1, 1))) KERNEL void b(void) { }\n",
+       ""});
+  CHECK(composed.takes_first_group);
+  CHECK(composed.sliceable);
+  CHECK(composed.text.ends_with(
+      "/* KERNEL void fake(int x) { */\n"
+      "KERNEL void a(GLOBAL float* x, const int n ALLOY_FIRST_GROUP_PARAMETERS)\n"
+      "{ ALLOY_ENTER_KERNEL x[get_global_id(0)] = n; }\n"
+      "KERNEL void b(ALLOY_FIRST_GROUP_PARAMETERS_ONLY);\n"
+      "__attribute__((reqd_work_group_size(64, 1, 1))) KERNEL void b(ALLOY_FIRST_GROUP_PARAMETERS_ONLY) { "
+      "ALLOY_ENTER_KERNEL }\n"));
+}
+
+TEST_CASE("Unit.Dialect.a_kernel_declared_through_a_macro_leaves_the_source_as_written") {
+  const std::string source =
+      "#define DECLARE(name) KERNEL void name(GLOBAL int* out)\n"
+      "DECLARE(fill_one) { out[get_global_id(0)] = 1; }\n"
+      "KERNEL void plain(GLOBAL int* out) { out[0] = 0; }\n";
+  const ComposedSource composed = compose_kernel_source({"k.cl", source, ""});
+  CHECK_FALSE(composed.takes_first_group);
+  CHECK_FALSE(composed.sliceable);
+  CHECK(composed.text.starts_with("#define ALLOY_TAKES_FIRST_GROUP 0\n"));
+  CHECK(composed.text.ends_with(source));
+}
+
+TEST_CASE("Unit.Dialect.sources_that_read_across_work_groups_are_not_sliceable") {
+  for (const char* body : {"atomic_add_int(out, 1);", "out[0] = get_num_groups(0);", "out[0] = get_global_size(0);",
+                           "global_barrier();", "out[0] = blockIdx.x;", "ALLOY_NO_SLICES"}) {
+    CAPTURE(body);
+    const ComposedSource composed =
+        compose_kernel_source({"k.cl", std::string("KERNEL void k(GLOBAL int* out) { ") + body + " }", ""});
+    CHECK(composed.takes_first_group);
+    CHECK_FALSE(composed.sliceable);
+  }
+  // A name in a comment is not a use.
+  CHECK(compose_kernel_source({"k.cl", "KERNEL void k(GLOBAL int* out) { /* atomic_add_int */ }", ""}).sliceable);
 }
 
 TEST_CASE("Unit.Dialect.defines_become_lines_after_the_prelude") {

@@ -20,9 +20,17 @@ struct ComposedSource {
   std::string text;
   /// The options that are not -D defines, passed to the compiler unchanged.
   std::string compiler_options;
+  /// Whether the kernels take the first-group parameters that CUDA and HIP
+  /// launches pass after the declared ones (docs/kernels.md, "Slices"): all
+  /// of the source's kernels do, or none where one is not declared plainly.
+  bool takes_first_group = false;
+  /// Whether the source's kernels may run as slices of their launch range.
+  bool sliceable = false;
 };
 
-/// Defines travel as #define lines rather than compiler options because
+/// The source gets the parameters and entry statement that place a slice
+/// (ALLOY_FIRST_GROUP_PARAMETERS, ALLOY_ENTER_KERNEL), which the prelude
+/// spells per backend. Defines travel as #define lines rather than compiler options because
 /// NVRTC and hiprtc apply -D options to their own built-in headers too, where
 /// names such as T or B are template parameters. Throws InvalidArgument for a
 /// -D option without a valid macro name.

@@ -31,8 +31,20 @@ struct LaunchRange {
   LaunchRange(Extent global_size, std::optional<Extent> local_size = std::nullopt)
       : global(global_size), local(local_size) {}
 
+  /// Work-groups `[first, first + count)` of this range along dimension
+  /// `dimension`: one slice of it, whose work-items keep the group and global
+  /// ids they have in the whole range. Needs a local size.
+  LaunchRange slice(unsigned dimension, std::size_t first, std::size_t count) const;
+  /// The range's work-groups along `dimension` (its global over its local size).
+  std::size_t groups(unsigned dimension) const;
+  /// Whether the range starts past the whole range's first work-group.
+  bool offset() const { return first_group != std::array<std::size_t, 3>{0, 0, 0}; }
+
   Extent global;
   std::optional<Extent> local;
+  /// Where a slice starts, in work-groups per dimension: the first group's
+  /// get_group_id (docs/kernels.md, "Slices"). Zeros for a whole launch.
+  std::array<std::size_t, 3> first_group{0, 0, 0};
 
   friend bool operator==(const LaunchRange&, const LaunchRange&) = default;
 };

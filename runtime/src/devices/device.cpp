@@ -38,12 +38,20 @@ std::unique_ptr<HostBuffer> Device::allocate_host(std::size_t bytes) {
 }
 
 std::shared_ptr<Program> Device::build_program(const ProgramSource& source) {
-  return do_build_program(source, compose_kernel_source(source));
+  const ComposedSource composed = compose_kernel_source(source);
+  return with_slices(do_build_program(source, composed), composed);
 }
 
 std::shared_ptr<Program> Device::load_program(const ProgramSource& source,
                                               std::span<const std::byte> binary) {
-  return do_load_program(source, compose_kernel_source(source), binary);
+  const ComposedSource composed = compose_kernel_source(source);
+  return with_slices(do_load_program(source, composed, binary), composed);
+}
+
+std::shared_ptr<Program> Device::with_slices(std::shared_ptr<Program> program, const ComposedSource& composed) {
+  program->sliceable_ = composed.sliceable;
+  program->takes_first_group_ = composed.takes_first_group;
+  return program;
 }
 
 std::vector<Device*> OwningPlatform::devices() {

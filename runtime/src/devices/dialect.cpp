@@ -7,6 +7,7 @@
 
 #include "alloy/error.hpp"
 #include "embedded/alloy_prelude_source.hpp"
+#include "slice_parameters.hpp"
 
 namespace alloy {
 
@@ -53,9 +54,15 @@ ComposedSource compose_kernel_source(const ProgramSource& source) {
   // Quotes or backslashes in the name would end the #line string early.
   std::string line_name;
   for (char c : source.name) line_name += (c == '"' || c == '\\') ? '_' : c;
-  composed.text = std::string(kernel_prelude());
+  detail::SliceParameters sliced = detail::add_slice_parameters(source.source);
+  // Before the prelude, which declares the slice's parameters only for a
+  // source whose kernels all take them.
+  composed.text = sliced.kernels.empty() ? "#define ALLOY_TAKES_FIRST_GROUP 0\n" : "#define ALLOY_TAKES_FIRST_GROUP 1\n";
+  composed.text += kernel_prelude();
   composed.text += "\n" + defines + "#line 1 \"" + line_name + "\"\n";
-  composed.text += source.source;
+  composed.text += sliced.source;
+  composed.takes_first_group = !sliced.kernels.empty();
+  composed.sliceable = sliced.sliceable;
   return composed;
 }
 

@@ -7,9 +7,13 @@
 
 #include "alloy/error.hpp"
 #include "alloy/kernel_args.hpp"
+#include "kernel_source_text.hpp"
 
 namespace alloy {
 namespace {
+
+using detail::kernel_header;
+using detail::strip_comments_and_literals;
 
 struct ScalarName {
   std::string_view name;
@@ -27,43 +31,6 @@ constexpr ScalarName scalar_names[] = {
     {"unsigned short", ScalarType::u16}, {"unsigned int", ScalarType::u32},
     {"unsigned", ScalarType::u32},      {"unsigned long", ScalarType::u64},
 };
-
-/// Blanks out comments and the contents of string and character literals, so
-/// that neither can look like a declaration or swallow one.
-std::string strip_comments_and_literals(std::string_view source) {
-  std::string out(source);
-  std::size_t i = 0;
-  auto blank_until = [&](std::size_t end) {
-    for (; i < end && i < out.size(); ++i) {
-      if (out[i] != '\n') out[i] = ' ';
-    }
-  };
-  while (i < out.size()) {
-    if (out.compare(i, 2, "//") == 0) {
-      const std::size_t end = out.find('\n', i);
-      blank_until(end == std::string::npos ? out.size() : end);
-    } else if (out.compare(i, 2, "/*") == 0) {
-      const std::size_t end = out.find("*/", i + 2);
-      blank_until(end == std::string::npos ? out.size() : end + 2);
-    } else if (out[i] == '"' || out[i] == '\'') {
-      const char quote = out[i++];
-      while (i < out.size() && out[i] != quote && out[i] != '\n') {
-        if (out[i] == '\\' && i + 1 < out.size()) out[i++] = ' ';
-        out[i++] = ' ';
-      }
-      ++i;  // the closing quote stays
-    } else {
-      ++i;
-    }
-  }
-  return out;
-}
-
-/// `KERNEL <attributes or macros> void <name> (`; the name is group 1.
-std::regex kernel_header(std::string_view name_pattern) {
-  return std::regex("\\bKERNEL\\b[^;{}]*?\\bvoid\\s+(" + std::string(name_pattern) +
-                    ")\\s*\\(");
-}
 
 /// Splits a parameter list at top-level commas; nothing if parentheses do not balance.
 std::optional<std::vector<std::string>> split_parameters(const std::string& text, std::size_t open) {

@@ -2,6 +2,7 @@
 #include "alloy/backend/queue.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "alloy/backend/device.hpp"
 #include "alloy/error.hpp"
@@ -67,6 +68,22 @@ void check_own_buffer(const Device& device, const char* operation, const DeviceB
 /// Scalars against the parameter sizes the backend reported, where it did:
 /// a launch copies as many bytes as the parameter has, so a narrower value
 /// would pass bytes that are not the caller's.
+/// A slice past the first work-group needs a kernel that keeps its ids.
+void check_slice(const Device& device, const Kernel& kernel, const LaunchRange& range) {
+  const std::string launch = "launch of '" + kernel.name() + "' on " + device.label() + " as a slice";
+  if (!range.local) throw InvalidArgument(launch + ": a slice needs a local size");
+  if (!kernel.program().sliceable()) {
+    throw InvalidArgument(launch + ": program " + kernel.program().source().name +
+                          " cannot run in slices (docs/kernels.md, \"Slices\"); launch the whole range");
+  }
+  for (unsigned d = 0; d < 3; ++d) {
+    if (range.first_group[d] > UINT32_MAX) {
+      throw InvalidArgument(launch + ": its first group " + std::to_string(range.first_group[d]) +
+                            " along dimension " + std::to_string(d) + " exceeds 2^32 - 1");
+    }
+  }
+}
+
 void check_argument_bytes(const Device& device, const Kernel& kernel, std::span<const KernelArg> args) {
   const std::vector<std::size_t>& expected = kernel.attributes().argument_bytes;
   if (expected.size() != args.size()) return;  // the count check speaks for this
@@ -202,6 +219,7 @@ std::shared_ptr<Event> Queue::launch(const Kernel& kernel, const LaunchRange& ra
   }
   check_extent(device_, kernel, "global", range.global);
   if (range.local) check_extent(device_, kernel, "local", *range.local);
+  if (range.offset()) check_slice(device_, kernel, range);
   if (range.local) check_local_size(device_, kernel, range);
   return observed(SubmittedCommand::Type::launch, 0, &kernel, &range,
                   [&] { return do_launch(kernel, range, args); });

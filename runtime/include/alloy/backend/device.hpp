@@ -90,6 +90,8 @@ class Device {
   virtual std::shared_ptr<Program> do_load_program(const ProgramSource& source,
                                                    const ComposedSource& composed,
                                                    std::span<const std::byte> binary) = 0;
+  /// `program`, told whether its kernels may run in slices.
+  static std::shared_ptr<Program> with_slices(std::shared_ptr<Program> program, const ComposedSource& composed);
 
   DeviceInfo info_;
   std::size_t index_ = 0;

@@ -77,6 +77,13 @@ class Program : public std::enable_shared_from_this<Program> {
   /// The device binary, for the on-disk compile cache.
   virtual std::vector<std::byte> binary() const = 0;
 
+  /// Whether its kernels may run as slices of a launch range
+  /// (LaunchRange::slice; docs/kernels.md, "Slices").
+  bool sliceable() const { return sliceable_; }
+  /// Whether its kernels take the first-group parameters after the
+  /// declared ones, which CUDA and HIP launches pass.
+  bool takes_first_group() const { return takes_first_group_; }
+
  protected:
   Program(Device& device, ProgramSource source)
       : device_(device), source_(std::move(source)) {}
@@ -84,8 +91,12 @@ class Program : public std::enable_shared_from_this<Program> {
  private:
   virtual std::shared_ptr<Kernel> create_kernel(const std::string& name) = 0;
 
+  friend class Device;  // tells what composing the source found
+
   Device& device_;
   ProgramSource source_;
+  bool sliceable_ = false;
+  bool takes_first_group_ = false;
   std::mutex kernels_mutex_;
   // Weak: a Kernel owns its Program, so owning kernels here would be a cycle.
   std::unordered_map<std::string, std::weak_ptr<Kernel>> kernels_;
