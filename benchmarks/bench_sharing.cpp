@@ -39,25 +39,42 @@ using Clock = std::chrono::steady_clock;
 
 const alloy::ProgramSource kernels{"sharing.cl", R"(
 // `iterations` dependent steps per work-item: the background job's kernel.
+// One result per work-group keeps its buffer small beside its work.
 KERNEL void burn(const int iterations, GLOBAL float* restrict out) {
   float x = (float)get_global_id(0);
   for (int i = 0; i < iterations; ++i) x = x * 0.999999f + 1.0f;
-  out[get_global_id(0)] = x;
+  if (get_local_id(0) == 0) out[get_group_id(0)] = x;
 }
 // The critical job's request.
 KERNEL void request(GLOBAL int* restrict data) { data[get_global_id(0)] += 1; }
 )",
                                    ""};
 
-constexpr std::size_t burn_items = 4096;
 constexpr std::size_t request_items = 4096;
+/// Burn kernels run in work-groups of this many, so that a background
+/// executor can slice them (docs/sharing.md).
+constexpr std::size_t burn_group = 64;
+/// The emulated device (132 compute units) needs many groups for slices
+/// that each fill it; PoCL's two cores need few, and compute each item.
+constexpr std::size_t emulated_burn_items = std::size_t{1} << 20;
+constexpr std::size_t computed_burn_items = 16384;
 
-/// On emulated devices: one nanosecond per iteration, nothing computed.
+std::size_t burn_items(const alloy::Device& device) {
+  return device.info().emulation.empty() ? computed_burn_items : emulated_burn_items;
+}
+
+alloy::LaunchRange burn_range(const alloy::Device& device) {
+  return {alloy::Extent(burn_items(device)), alloy::Extent(burn_group)};
+}
+
+/// On emulated devices: one nanosecond per iteration over the whole burn
+/// range (a slice takes its share), nothing computed.
 void define_emulated_burn() {
   alloy::emulation::KernelModel model;
   model.run = [](const alloy::emulation::KernelLaunch&) {};
   model.seconds = [](const alloy::emulation::KernelLaunch& launch) {
-    return 1e-9 * static_cast<double>(launch.scalar<int>(0));
+    return 1e-9 * static_cast<double>(launch.scalar<int>(0)) * static_cast<double>(launch.work_items()) /
+           static_cast<double>(emulated_burn_items);
   };
   alloy::emulation::define_kernel("burn", model);
 }
@@ -68,6 +85,7 @@ struct Options {
   double period_ms = 4;
   double burn_ms = 10;
   int queued = 8;  ///< background kernels the background job keeps handed in
+  int rounds = 3;  ///< of every case, interleaved; medians reported
   bool processes = false;
   // The background process's own settings (--background-for).
   double background_seconds = 0;
@@ -95,11 +113,11 @@ alloy::ExecutorOptions on(alloy::Device& device, alloy::PriorityClass priority_c
 int burn_iterations(alloy::Runtime& runtime, alloy::Device& device, double burn_ms) {
   if (!device.info().emulation.empty()) return static_cast<int>(burn_ms * 1e6);
   alloy::Executor executor(runtime, on(device, alloy::PriorityClass::normal));
-  alloy::Buffer<float> out(burn_items);
-  constexpr int probe = 200'000;
-  executor.kernel(kernels, "burn", {alloy::Extent(burn_items)}, {probe, alloy::write(out)}).wait();  // compiles
+  alloy::Buffer<float> out(burn_items(device) / burn_group);
+  constexpr int probe = 50'000;
+  executor.kernel(kernels, "burn", burn_range(device), {probe, alloy::write(out)}).wait();  // compiles
   const auto started = Clock::now();
-  executor.kernel(kernels, "burn", {alloy::Extent(burn_items)}, {probe, alloy::write(out)}).wait();
+  executor.kernel(kernels, "burn", burn_range(device), {probe, alloy::write(out)}).wait();
   const double probe_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
   return static_cast<int>(std::clamp(probe * burn_ms / probe_ms, 1.0, 2e9));
 }
@@ -110,8 +128,9 @@ double run_background(alloy::Runtime& runtime, alloy::Device& device, alloy::Pri
                       int iterations, int queued, const std::atomic<bool>& stop, std::atomic<bool>* started) {
   alloy::Executor executor(runtime, on(device, priority_class, 2));
   std::vector<alloy::Buffer<float>> outs;
-  for (int k = 0; k < queued; ++k) outs.emplace_back(burn_items);
-  executor.kernel(kernels, "burn", {alloy::Extent(burn_items)}, {1, alloy::write(outs[0])}).wait();  // compiles
+  for (int k = 0; k < queued; ++k) outs.emplace_back(burn_items(device) / burn_group);
+  // Compiles, and tells the executor how long a burn takes.
+  executor.kernel(kernels, "burn", burn_range(device), {iterations, alloy::write(outs[0])}).wait();
   std::deque<alloy::Run> handed_in;
   long completed = 0;
   const auto begin = Clock::now();
@@ -122,7 +141,7 @@ double run_background(alloy::Runtime& runtime, alloy::Device& device, alloy::Pri
       handed_in.pop_front();
       ++completed;
     }
-    handed_in.push_back(executor.kernel(kernels, "burn", {alloy::Extent(burn_items)},
+    handed_in.push_back(executor.kernel(kernels, "burn", burn_range(device),
                                         {iterations, alloy::write(outs[static_cast<std::size_t>(k % queued)])}));
   }
   const double seconds = std::chrono::duration<double>(Clock::now() - begin).count();
@@ -253,34 +272,77 @@ Outcome run_both(alloy::Runtime& runtime, alloy::Device& device, bool classes, i
   return outcome;
 }
 
+/// One round of every case, in one sitting.
+struct Round {
+  Latency alone;
+  double background_alone = 0;
+  double sliced_alone = 0;
+  Outcome without, with;
+};
+
+Round run_round(alloy::Runtime& runtime, alloy::Device& device, int iterations, const Options& options) {
+  Round round;
+  round.alone = run_critical(runtime, device, alloy::PriorityClass::normal, options);
+  const auto background_for_a_while = [&](alloy::PriorityClass priority_class) {
+    std::atomic<bool> stop{false};
+    std::thread timer([&] {
+      std::this_thread::sleep_for(std::chrono::duration<double>(options.requests * options.period_ms / 1000.0));
+      stop = true;
+    });
+    const double per_second = run_background(runtime, device, priority_class, iterations, options.queued, stop, nullptr);
+    timer.join();
+    return per_second;
+  };
+  round.background_alone = background_for_a_while(alloy::PriorityClass::normal);
+  // A background executor slices its kernels even alone: what that costs.
+  round.sliced_alone = background_for_a_while(alloy::PriorityClass::background);
+  round.without = run_both(runtime, device, false, iterations, options);
+  round.with = run_both(runtime, device, true, iterations, options);
+  return round;
+}
+
+/// The median over rounds of what `of` reads from each.
+template <class Of>
+double median_of(const std::vector<Round>& rounds, Of of) {
+  std::vector<double> values;
+  for (const Round& round : rounds) values.push_back(of(round));
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
 void measure(alloy::Runtime& runtime, const std::string& backend, const Options& options) {
   alloy::Device& device = first_device(runtime, backend);
   const int iterations = burn_iterations(runtime, device, options.burn_ms);
-  std::printf("%s (%s), %s: %d requests every %.1f ms; background kernels of about %.0f ms, %d handed in\n",
+  std::printf("%s (%s), %s: %d requests every %.1f ms; background kernels of about %.0f ms, %d handed in; "
+              "medians of %d interleaved rounds\n",
               device.label().c_str(), device.ranks_queues() ? "ranks queues" : "ranks no queues",
               options.processes ? "two processes" : "one process, two executors", options.requests,
-              options.period_ms, options.burn_ms, options.queued);
-  const Latency alone = run_critical(runtime, device, alloy::PriorityClass::normal, options);
-  std::atomic<bool> stop{false};
-  std::thread timer([&] {
-    std::this_thread::sleep_for(std::chrono::duration<double>(options.requests * options.period_ms / 1000.0));
-    stop = true;
-  });
-  const double background_alone =
-      run_background(runtime, device, alloy::PriorityClass::normal, iterations, options.queued, stop, nullptr);
-  timer.join();
-  const Outcome without = run_both(runtime, device, false, iterations, options);
-  const Outcome with = run_both(runtime, device, true, iterations, options);
+              options.period_ms, options.burn_ms, options.queued, options.rounds);
+  std::vector<Round> rounds;
+  for (int r = 0; r < options.rounds; ++r) rounds.push_back(run_round(runtime, device, iterations, options));
+  // Ratios are taken within each round, against that round's alone figures.
+  const auto row = [&](const char* name, auto critical, auto background) {
+    std::printf("  %-26s %10.3f %10.3f %12.2f %16.1f %12.2f\n", name,
+                median_of(rounds, [&](const Round& r) { return critical(r).p50_ms; }),
+                median_of(rounds, [&](const Round& r) { return critical(r).p99_ms; }),
+                median_of(rounds, [&](const Round& r) { return critical(r).p99_ms / r.alone.p99_ms; }),
+                median_of(rounds, background),
+                median_of(rounds, [&](const Round& r) { return background(r) / r.background_alone; }));
+  };
   std::printf("  %-26s %10s %10s %12s %16s %12s\n", "case", "p50 ms", "p99 ms", "p99 / alone", "background k/s",
               "/ alone");
-  std::printf("  %-26s %10.3f %10.3f %12s %16s %12s\n", "critical alone", alone.p50_ms, alone.p99_ms, "1.00", "-",
-              "-");
-  std::printf("  %-26s %10s %10s %12s %16.1f %12s\n", "background alone", "-", "-", "-", background_alone, "1.00");
-  for (const auto& [name, outcome] : {std::pair{"both, no classes", without}, std::pair{"both, with classes", with}}) {
-    std::printf("  %-26s %10.3f %10.3f %12.2f %16.1f %12.2f\n", name, outcome.critical.p50_ms,
-                outcome.critical.p99_ms, outcome.critical.p99_ms / alone.p99_ms, outcome.background_per_second,
-                outcome.background_per_second / background_alone);
-  }
+  std::printf("  %-26s %10.3f %10.3f %12s %16s %12s\n", "critical alone",
+              median_of(rounds, [](const Round& r) { return r.alone.p50_ms; }),
+              median_of(rounds, [](const Round& r) { return r.alone.p99_ms; }), "1.00", "-", "-");
+  std::printf("  %-26s %10s %10s %12s %16.1f %12s\n", "background alone", "-", "-", "-",
+              median_of(rounds, [](const Round& r) { return r.background_alone; }), "1.00");
+  std::printf("  %-26s %10s %10s %12s %16.1f %12.2f\n", "background alone, sliced", "-", "-", "-",
+              median_of(rounds, [](const Round& r) { return r.sliced_alone; }),
+              median_of(rounds, [](const Round& r) { return r.sliced_alone / r.background_alone; }));
+  row("both, no classes", [](const Round& r) { return r.without.critical; },
+      [](const Round& r) { return r.without.background_per_second; });
+  row("both, with classes", [](const Round& r) { return r.with.critical; },
+      [](const Round& r) { return r.with.background_per_second; });
 }
 
 }  // namespace
@@ -294,6 +356,8 @@ int main(int argc, char** argv) {
   app.add_option("--burn-ms", options.burn_ms, "how long a background kernel runs")->check(CLI::Range(0.1, 10000.0));
   app.add_option("--queued", options.queued, "background kernels handed in at a time")->check(CLI::Range(1, 64));
   app.add_flag("--processes", options.processes, "the background job in a second process");
+  app.add_option("--rounds", options.rounds, "rounds of every case, interleaved; medians reported")
+      ->check(CLI::Range(1, 100));
   app.add_option("--background-for", options.background_seconds, "(internal) be the background process");
   app.add_option("--class", options.background_class, "(internal) the background process's class");
   app.add_option("--iterations", options.background_iterations, "(internal) its kernels' iterations");

@@ -5,6 +5,23 @@
 #include <cmath>
 
 namespace alloy::emulation {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Of the command a stream's thread runs (Stream::work): when it became ready
+// on the modelled timeline, and where the engine it took ended it there.
+thread_local Clock::time_point modelled_ready{};
+thread_local Clock::time_point modelled_end{};
+
+/// Now on the modelled timeline: on a stream's thread, when its command
+/// became ready there; elsewhere, the clock.
+std::int64_t modelled_now_ns() {
+  const Clock::time_point now = modelled_ready == Clock::time_point{} ? Clock::now() : modelled_ready;
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count();
+}
+
+}  // namespace
 
 std::int64_t steady_now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -17,6 +34,9 @@ void Engine::occupy(double seconds, const std::function<void()>& work, int prior
   // model's figures; a model's checked numbers can still multiply past it).
   constexpr double longest = 365.0 * 24 * 3600;
   const double busy = std::isfinite(seconds) ? std::clamp(seconds, 0.0, longest) : 0.0;
+  const Clock::time_point arrived = Clock::now();
+  const Clock::time_point ready = modelled_ready == Clock::time_point{} ? arrived : std::min(modelled_ready, arrived);
+  Clock::time_point start;
   {
     std::unique_lock lock(mutex_);
     const std::pair<int, std::uint64_t> waiter{priority, arrivals_++};
@@ -24,21 +44,30 @@ void Engine::occupy(double seconds, const std::function<void()>& work, int prior
     freed_.wait(lock, [&] { return !busy_ && *waiting_.begin() == waiter; });
     waiting_.erase(waiter);
     busy_ = true;
+    start = std::max(ready, free_at_);
   }
+  Clock::time_point end = start;
   struct Releases {
     Engine& engine;
-    ~Releases() { engine.release(); }
-  } releases{*this};
-  const auto start = std::chrono::steady_clock::now();
+    Clock::time_point& end;
+    ~Releases() { engine.release(end); }
+  } releases{*this, end};
+  // The work's own time counts where it is the longer, not how late the
+  // thread got to it.
+  const Clock::time_point work_started = Clock::now();
   if (work) work();
-  std::this_thread::sleep_until(start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                            std::chrono::duration<double>(busy)));
+  end = start + std::max(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(busy)),
+                         Clock::now() - work_started);
+  std::this_thread::sleep_until(end);
+  modelled_end = end;
+  if (modelled_ready != Clock::time_point{}) modelled_ready = end;  // a second engine the command takes follows
 }
 
-void Engine::release() {
+void Engine::release(Clock::time_point end) {
   {
     std::lock_guard lock(mutex_);
     busy_ = false;
+    free_at_ = end;
   }
   freed_.notify_all();
 }
@@ -54,7 +83,7 @@ void StreamEvent::reached(std::uint64_t record_number) {
   // reference at once.
   std::lock_guard lock(mutex_);
   if (outstanding_.erase(record_number) == 0) return;
-  if (record_number == recorded_) reached_ns_ = steady_now_ns();
+  if (record_number == recorded_) reached_ns_ = modelled_now_ns();
   changed_.notify_all();
 }
 
@@ -65,7 +94,10 @@ std::uint64_t StreamEvent::latest_record() const {
 
 void StreamEvent::wait_for(std::uint64_t record_number) {
   std::unique_lock lock(mutex_);
+  if (!outstanding_.contains(record_number)) return;
   changed_.wait(lock, [&] { return !outstanding_.contains(record_number); });
+  // A stream that waited goes on from when it woke: no credit across streams.
+  if (modelled_ready != Clock::time_point{}) modelled_end = std::max(modelled_ready, Clock::now());
 }
 
 bool StreamEvent::pending() const {
@@ -92,7 +124,7 @@ Stream::~Stream() {
 void Stream::submit(std::function<void()> command) {
   {
     std::lock_guard lock(mutex_);
-    commands_.push_back(std::move(command));
+    commands_.push_back({std::move(command), Clock::now()});
     ++submitted_;
   }
   changed_.notify_all();
@@ -106,14 +138,19 @@ void Stream::drain() {
 
 void Stream::work() {
   std::unique_lock lock(mutex_);
+  Clock::time_point last_end{};  // of the previous command, modelled
   for (;;) {
     changed_.wait(lock, [&] { return !commands_.empty() || stopping_; });
     if (commands_.empty()) return;  // stopping, with nothing left
     {
-      std::function<void()> command = std::move(commands_.front());
+      Command command = std::move(commands_.front());
       commands_.pop_front();
       lock.unlock();
-      command();
+      modelled_ready = std::max(command.submitted, last_end);
+      modelled_end = {};
+      command.run();
+      // A command that took no engine and did not wait (an event) took no time.
+      last_end = modelled_end == Clock::time_point{} ? modelled_ready : modelled_end;
     }  // what it held is released outside the lock too
     lock.lock();
     ++finished_;

@@ -160,7 +160,8 @@ void kernel_diagnoses(const Trace& trace, std::vector<Diagnosis>& lines) {
     if (slice.kind != TraceKind::kernel || !slice.device || !slice.task) continue;
     Seen& seen = kernels[{*slice.device, slice.kernel}];
     const std::uint32_t units = trace.devices.at(*slice.device).compute_units;
-    if (slice.work_groups != 0 && slice.work_groups < units) {
+    // A slice has few groups by design: the whole launch is what would under-fill.
+    if (slice.kernel_slices == 0 && slice.work_groups != 0 && slice.work_groups < units) {
       seen.underfilled_saving += static_cast<std::uint64_t>(static_cast<double>(slice.duration_ns()) *
                                                             (1.0 - static_cast<double>(slice.work_groups) / units));
       if (seen.fewest_groups == 0 || slice.work_groups < seen.fewest_groups) seen.fewest_groups = slice.work_groups;

@@ -67,6 +67,10 @@ json arguments(const TraceSlice& slice, const Trace& trace) {
     args["global_size"] = slice.global_size;
     args["local_size"] = slice.local_size;
     args["work_groups"] = slice.work_groups;
+    if (slice.kernel_slices != 0) {
+      args["kernel_slice"] = slice.kernel_slice;
+      args["kernel_slices"] = slice.kernel_slices;
+    }
     if (slice.device) args["compute_units"] = trace.devices.at(*slice.device).compute_units;
   }
   if (!slice.policy.empty()) args["policy"] = slice.policy;
@@ -186,6 +190,12 @@ TraceSlice read_slice(const json& event, const std::vector<TraceDevice>& devices
     slice.global_size = field<std::string>(args, "global_size", where, source);
     slice.local_size = field<std::string>(args, "local_size", where, source);
     slice.work_groups = field<std::uint64_t>(args, "work_groups", where, source);
+    slice.kernel_slices = optional_field<std::uint32_t>(args, "kernel_slices", 0, where, source);
+    slice.kernel_slice = optional_field<std::uint32_t>(args, "kernel_slice", 0, where, source);
+    if (slice.kernel_slice > slice.kernel_slices) {
+      refuse(source, where + " is slice " + std::to_string(slice.kernel_slice) + " of " +
+                         std::to_string(slice.kernel_slices));
+    }
   }
   slice.policy = optional_field<std::string>(args, "policy", "", where, source);
   if (args.contains("predicted_ns")) slice.predicted_ns = field<std::uint64_t>(args, "predicted_ns", where, source);

@@ -204,13 +204,15 @@ std::vector<KernelUtilization> kernels_of(const Trace& trace) {
     KernelUtilization& kernel = by_kernel[{*slice.device, slice.kernel}];
     kernel.kernel = slice.kernel;
     kernel.device = *slice.device;
-    ++kernel.launches;
+    // A launch run in slices counts once, and its slices' groups are not its own.
+    if (slice.kernel_slice <= 1) ++kernel.launches;
     kernel.total_ns += slice.duration_ns();
     kernel.bytes += slice.bytes;
     kernel.flops += slice.flops;
     kernel.profile_match = slice.profile_match;
     kernel.configuration = slice.configuration;
-    if (slice.work_groups != 0 && (kernel.work_groups == 0 || slice.work_groups < kernel.work_groups)) {
+    if (slice.kernel_slices == 0 && slice.work_groups != 0 &&
+        (kernel.work_groups == 0 || slice.work_groups < kernel.work_groups)) {
       kernel.work_groups = slice.work_groups;
     }
   }

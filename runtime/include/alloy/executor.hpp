@@ -1,6 +1,7 @@
 // Runs task graphs on devices: places copies, feeds queues, reports failures.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <filesystem>
 #include <functional>
@@ -32,6 +33,11 @@ struct ExecutorOptions {
   /// queues of that priority where the device ranks queues
   /// (Device::ranks_queues). Unset: ALLOY_PRIORITY_CLASS if set, else normal.
   std::optional<PriorityClass> priority_class;
+  /// A background executor's kernels predicted to run two slice times or
+  /// longer run as slices of about this long, so that other jobs' critical
+  /// work starts between them (docs/sharing.md, docs/kernels.md "Slices").
+  /// Unset: ALLOY_SLICE_MS if set, else 100 us.
+  std::optional<std::chrono::microseconds> slice_time;
   /// Placement depends only on the submitted tasks and the performance model
   /// as it was when the executor was made, never on timings or completions
   /// seen while running: the same program places the same way. For tests.

@@ -66,6 +66,11 @@ struct TraceSlice {
   std::string global_size;  ///< "1024x1024"
   std::string local_size;   ///< empty: the backend chose
   std::uint64_t work_groups = 0;  ///< 0: unknown (no local size)
+  /// Of a launch that ran as slices, so that other jobs' critical work could
+  /// start between them (docs/sharing.md): which one, from 1, of how many.
+  /// 0 of 0: it ran whole.
+  std::uint32_t kernel_slice = 0;
+  std::uint32_t kernel_slices = 0;
   // Scheduling, on a task's own command.
   std::string policy;  ///< "round_robin", ..., or "pinned" (TaskOptions::device)
   std::optional<std::uint64_t> predicted_ns;

@@ -61,7 +61,7 @@ const LayoutViews::Use* view_of(const DevicePlan& plan, std::size_t access) {
   return view == plan.views.end() ? nullptr : &*view;
 }
 
-/// The task's own command, on its memories.
+/// The task's own command (a sliced launch: its slices, returning the last), on its memories.
 std::shared_ptr<Event> own_command(const DevicePlan& plan, Queue& queue) {
   const Task& task = *plan.task;
   const std::vector<DeviceBuffer*>& memories = plan.memories;
@@ -73,8 +73,20 @@ std::shared_ptr<Event> own_command(const DevicePlan& plan, Queue& queue) {
                          ? KernelArg::from(*memories[std::get<std::size_t>(arg)])
                          : std::get<KernelArg>(arg));
     }
-    return queue.launch(*plan.resolved->kernel, plan.resolved->range(*kernel), std::span<const KernelArg>(args));
+    const LaunchRange& range = plan.resolved->range(*kernel);
+    if (!plan.slicing.sliced()) {
+      TraceRecorder::next_command_is_the_tasks_own();
+      return queue.launch(*plan.resolved->kernel, range, std::span<const KernelArg>(args));
+    }
+    // In order on one queue: other queues' kernels may start between slices.
+    std::shared_ptr<Event> last;
+    for (std::size_t i = 0; i < plan.slicing.count; ++i) {
+      TraceRecorder::next_command_is_the_tasks_own({i + 1, plan.slicing.count});
+      last = queue.launch(*plan.resolved->kernel, plan.slicing.slice(range, i), std::span<const KernelArg>(args));
+    }
+    return last;
   }
+  TraceRecorder::next_command_is_the_tasks_own();
   if (std::holds_alternative<CopyWork>(task.work)) {
     const BufferSlice& from = task.accesses[0].slice;
     const BufferSlice& to = task.accesses[1].slice;
@@ -175,7 +187,6 @@ void DevicePlanner::enqueue(DevicePlan& plan, Queue& queue, Producers producers,
     plan.captured = capture_.begin(task, std::get<TunedKernelCall>(task.kernel()->program), *plan.resolved->tuned,
                                    *devices_[d], plan.memories, plan.views, queue);
   }
-  TraceRecorder::next_command_is_the_tasks_own();
   plan.command = own_command(plan, queue);
 }
 

@@ -18,6 +18,7 @@
 #include "data/layout_views.hpp"
 #include "data/residency.hpp"
 #include "devices/lanes.hpp"
+#include "kernel_slicing.hpp"
 #include "launch_capture.hpp"
 #include "tuning/kernel_resolver.hpp"
 
@@ -41,8 +42,9 @@ struct DevicePlan {
   std::vector<DeviceBuffer*> memories;
   std::vector<TimedTransfer> transfers;  ///< inputs brought over, when timed
   std::shared_ptr<LaunchCapture::Pending> captured;
-  std::shared_ptr<Event> command;  ///< the task's own
+  std::shared_ptr<Event> command;  ///< the task's own (a sliced launch's last slice)
   Timing timing;
+  KernelSlicing slicing;  ///< how its launch runs: whole unless the executor slices it
 };
 
 /// The events a task's commands wait for: those of the device tasks it

@@ -85,7 +85,11 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
 
   const Lane kind = DevicePlanner::lane_of(work);
   Queue& queue = lanes[d].queue(kind);
-  const bool times_kernel = placement.samples_kernel(work, policy, d);
+  // A background executor slices its long kernels, so it times whole ones
+  // to know which are long.
+  const bool slices = sharing.slices_kernels() && plan->resolved != nullptr;
+  if (slices) plan->slicing = slicing_of(*plan);
+  const bool times_kernel = !plan->slicing.sliced() && placement.samples_kernel(work, policy, d, slices);
   planner.enqueue(*plan, queue, producers_of(state, queue),
                   Timing{placement.measures(policy), times_kernel || state.run->timed});
   const std::shared_ptr<Event> done = planner.commit(*plan, queue);
@@ -97,13 +101,21 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
     });
   }
 
-  if (sharing.counts_commands()) count_on_device(d, done);
+  // A launch in slices holds critical work up by one slice at most, so only
+  // whole commands count towards a background executor's bound.
+  if (sharing.counts_commands() && !plan->slicing.sliced()) count_on_device(d, done);
   released_on_device(id, d, queue, policy, done);
   if (state.run->timed) state.run->timed_commands.push_back({id, d, kind, plan->command});
   if (times_kernel || !plan->transfers.empty()) {
     placement.measure(work, d, times_kernel ? plan->command : nullptr, planner.take_transfers(*plan));
   }
   return true;
+}
+
+KernelSlicing ExecutorState::slicing_of(const DevicePlan& plan) const {
+  if (!plan.resolved->kernel->program().sliceable()) return {};
+  return slicing_for(plan.resolved->range(*plan.task->kernel()), placement.estimate(*plan.task, plan.device),
+                     sharing.slice_time(), devices[plan.device]->info().compute_units);
 }
 
 void ExecutorState::describe_plan(TraceRecorder::Scope& traced, const DevicePlan& plan,

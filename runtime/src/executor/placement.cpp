@@ -116,9 +116,9 @@ bool Placement::measures(SchedulingPolicy policy) const {
   return !deterministic_ && policy == SchedulingPolicy::earliest_finish_time;
 }
 
-bool Placement::samples_kernel(const Task& task, SchedulingPolicy policy, std::size_t device) {
+bool Placement::samples_kernel(const Task& task, SchedulingPolicy policy, std::size_t device, bool needed) {
   const KernelWork* kernel = task.kernel();
-  if (!kernel || !measures(policy)) return false;
+  if (!kernel || !(measures(policy) || needed)) return false;
   const std::size_t launches = kernel_launches_[{device, kernel->key}]++;
   return launches < sample_every || launches % sample_every == 0 ||
          model_.kernel_samples(kernel->key, device, kernel->work_items()) < PerformanceModel::min_samples;

@@ -62,8 +62,9 @@ class Placement {
   /// Whether tasks placed by `policy` have their transfers timed.
   bool measures(SchedulingPolicy policy) const;
   /// Whether this launch of the kernel task on `device` is timed; asked
-  /// once per launch, before it is submitted.
-  bool samples_kernel(const Task& task, SchedulingPolicy policy, std::size_t device);
+  /// once per launch, before it is submitted. `needed`: the executor needs
+  /// the kernel's time whatever the policy (to slice it).
+  bool samples_kernel(const Task& task, SchedulingPolicy policy, std::size_t device, bool needed = false);
   /// Records, once they complete, the kernel's time (`done`, when sampled)
   /// and the transfers' bandwidth.
   void measure(const Task& task, std::size_t device, std::shared_ptr<Event> done,

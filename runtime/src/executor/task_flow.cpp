@@ -9,6 +9,7 @@
 #include "executor_state.hpp"
 #include "sharing/memory_share.hpp"
 #include "sharing/priority_class.hpp"
+#include "sharing/slice_time.hpp"
 
 namespace alloy::detail {
 namespace {
@@ -38,10 +39,11 @@ std::vector<Device*> chosen_devices(Runtime& runtime, const ExecutorOptions& opt
   return devices;
 }
 
-/// The options with what the environment says of tracing and the class.
+/// The options with what the environment says of tracing, the class and the slice time.
 ExecutorOptions with_environment(ExecutorOptions options) {
   options = with_tracing_from_environment(std::move(options));
   options.priority_class = priority_class_or_environment(options.priority_class);
+  options.slice_time = slice_time_or_environment(options.slice_time);
   check_memory_share(options.memory_share);
   return options;
 }
@@ -74,7 +76,7 @@ ExecutorState::ExecutorState(Runtime& runtime_in, ExecutorOptions options_in)
       lanes(lanes_for(devices, options)),
       planner(runtime, devices, lanes, options),
       task_counts(devices.size(), 0),
-      sharing(devices, *options.priority_class, planner.shares()),
+      sharing(devices, *options.priority_class, planner.shares(), *options.slice_time),
       waiting_for_memory(devices.size()),
       yielded(devices.size()),
       placement(options, devices.size(), completions),

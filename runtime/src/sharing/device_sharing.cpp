@@ -34,8 +34,10 @@ std::string DeviceSharing::key_of(const Device& device) {
 }
 
 DeviceSharing::DeviceSharing(const std::vector<Device*>& devices, PriorityClass priority_class,
-                             const std::vector<std::size_t>& shares)
-    : priority_class_(priority_class), in_flight_(devices.size(), 0), shares_(shares), told_in_use_(devices.size(), 0) {
+                             const std::vector<std::size_t>& shares, std::chrono::microseconds slice_time)
+    : priority_class_(priority_class),
+      slice_time_(slice_time),
+      in_flight_(devices.size(), 0), shares_(shares), told_in_use_(devices.size(), 0) {
   const SegmentAccess access = segment_access_from_environment();
   for (const Device* device : devices) {
     try {

@@ -3,6 +3,7 @@
 // bound on its background work in flight.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -29,8 +30,9 @@ class DeviceSharing {
   /// device whose segment cannot be joined (no shared memory, a full table)
   /// is used without coordination, saying why once.
   /// `shares`: the executor's memory share per device in bytes (0: none).
+  /// `slice_time`: how long a background executor's slices run.
   DeviceSharing(const std::vector<Device*>& devices, PriorityClass priority_class,
-                const std::vector<std::size_t>& shares);
+                const std::vector<std::size_t>& shares, std::chrono::microseconds slice_time);
 
   PriorityClass priority_class() const { return priority_class_; }
   /// Whether the executor must tell of each command's start and end on a
@@ -43,6 +45,11 @@ class DeviceSharing {
   /// The most commands a background executor may have in flight on
   /// `device` now; nullopt: no bound (also for other classes).
   std::optional<std::size_t> bound(std::size_t device) const;
+  /// Whether long kernels of this executor run in slices: a background
+  /// executor's do, also before a critical job comes, since what the
+  /// executor has handed in by then stays queued ahead of that job's work.
+  bool slices_kernels() const { return priority_class_ == PriorityClass::background; }
+  std::chrono::microseconds slice_time() const { return slice_time_; }
   /// Tells the other jobs what the executor's replicas take on `device`;
   /// called per task, it writes to the shared segment only on a change.
   void memory_in_use(std::size_t device, std::size_t bytes);
@@ -56,6 +63,7 @@ class DeviceSharing {
 
  private:
   PriorityClass priority_class_;
+  std::chrono::microseconds slice_time_;
   std::vector<std::unique_ptr<CoordinationSegment>> segments_;  ///< null: uncoordinated
   std::vector<std::size_t> in_flight_;
   std::vector<std::size_t> shares_;

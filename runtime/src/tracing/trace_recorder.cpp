@@ -117,8 +117,10 @@ TraceRecorder::Scope::~Scope() {
   if (recorder_ != nullptr) current_scope = outer_;
 }
 
-void TraceRecorder::next_command_is_the_tasks_own() {
-  if (current_scope != nullptr) current_scope->own_next_ = true;
+void TraceRecorder::next_command_is_the_tasks_own(SliceOfLaunch slice) {
+  if (current_scope == nullptr) return;
+  current_scope->own_next_ = true;
+  current_scope->own_slice_ = slice;
 }
 
 void TraceRecorder::compile_for_current_task(const std::string& kernel, const std::string& device,
@@ -240,7 +242,8 @@ const TraceDecisions* TraceRecorder::keep_repeated(const TraceDecisions& decided
 const TraceRecorder::CommandShape* TraceRecorder::keep_repeated(const CommandShape& shape,
                                                                 const CommandShape*& last) {
   const bool same = last != nullptr && last->type == shape.type && last->kernel == shape.kernel &&
-                    last->range == shape.range && last->decided == shape.decided;
+                    last->range == shape.range && last->decided == shape.decided &&
+                    last->slice_index == shape.slice_index && last->slice_count == shape.slice_count;
   if (!same) last = kept_copy(shape);
   return last;
 }
@@ -256,7 +259,11 @@ void TraceRecorder::submitted(std::uint32_t device, std::uint32_t lane, const Su
   const std::uint64_t enqueued = since_start(command.enqueued);
   std::lock_guard lock(mutex_);
   if (command.kernel != nullptr) shape.kernel = keep_repeated(command.kernel->name(), last_kernel_);
-  if (own) shape.decided = keep_repeated(scope->decisions_);
+  if (own) {
+    shape.decided = keep_repeated(scope->decisions_);
+    shape.slice_index = static_cast<std::uint32_t>(scope->own_slice_.index);
+    shape.slice_count = static_cast<std::uint32_t>(scope->own_slice_.count);
+  }
   commands_.push_back({keep_repeated(shape, last_shape), scope != nullptr ? scope->task_ : TraceAttribution{},
                        enqueued, command.bytes, command.event});
   if (commands_.size() - harvested_ >= most_events_kept && commands_.size() >= next_harvest_) {
@@ -344,6 +351,11 @@ TraceSlice TraceRecorder::slice_of(const Command& command, std::int64_t offset) 
     return slice;
   }
   slice.name = label(task);
+  if (shape.slice_count != 0) {
+    slice.kernel_slice = shape.slice_index;
+    slice.kernel_slices = shape.slice_count;
+    slice.name += ", slice " + std::to_string(shape.slice_index) + " of " + std::to_string(shape.slice_count);
+  }
   slice.after = after(task);
   const TraceDecisions& decided = *shape.decided;
   slice.policy = decided.policy;
@@ -351,9 +363,11 @@ TraceSlice TraceRecorder::slice_of(const Command& command, std::int64_t offset) 
   if (shape.range) {
     slice.configuration = decided.configuration;
     if (decided.profile_match != nullptr) slice.profile_match = decided.profile_match;
+    // A slice does its share of what the task declares.
     const GraphTask& declared = graph_task(task);
-    slice.flops = declared.flops;
-    slice.bytes = declared.bytes;
+    const std::uint32_t parts = std::max<std::uint32_t>(1, shape.slice_count);
+    slice.flops = declared.flops / parts;
+    slice.bytes = declared.bytes / parts;
   }
   return slice;
 }

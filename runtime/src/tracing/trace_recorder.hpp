@@ -44,6 +44,13 @@ struct EarlierEdge {
   std::uint64_t before;    ///< the earlier task's id
 };
 
+/// Which slice of its task's launch a command is (docs/sharing.md): `index`
+/// from 1 of `count`; 0 of 0 for a launch that runs whole.
+struct SliceOfLaunch {
+  std::size_t index = 0;
+  std::size_t count = 0;
+};
+
 /// What the scheduler decided for a device task, learnt as it starts.
 struct TraceDecisions {
   const char* policy = "";  ///< SchedulingPolicy's name, or "pinned"
@@ -94,6 +101,7 @@ class TraceRecorder {
     TraceAttribution task_;
     TraceDecisions decisions_;
     bool own_next_ = false;
+    SliceOfLaunch own_slice_;
     Scope* outer_;
   };
 
@@ -108,8 +116,9 @@ class TraceRecorder {
   /// track may not overlap.
   void async_task(TraceAttribution attribution, TraceClock::Ticks started, TraceClock::Ticks ended);
   /// Marks the next command this thread submits as its scope's task's own
-  /// (not one it needed); nothing outside a scope.
-  static void next_command_is_the_tasks_own();
+  /// (not one it needed), `slice` of its launch where it runs in slices;
+  /// nothing outside a scope.
+  static void next_command_is_the_tasks_own(SliceOfLaunch slice = {});
   /// Preparing `kernel` for `device` before its first launch there, for the
   /// task of this thread's scope: a compile, or a read from the compile
   /// cache. Nothing outside a scope.
@@ -156,6 +165,8 @@ class TraceRecorder {
     /// Its task's decisions (kept) when it is the task's own command, not
     /// one the task needed; else nullptr.
     const TraceDecisions* decided;
+    std::uint32_t slice_index = 0;  ///< SliceOfLaunch's, of the task's own command
+    std::uint32_t slice_count = 0;
   };
   /// One device command, in 64 bytes: a trace keeps every one, and fresh
   /// record memory is much of what recording costs per command.
