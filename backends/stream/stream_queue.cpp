@@ -98,14 +98,22 @@ EventTiming StreamEvent::timing() {
   // read directly, keeping ~0.5 µs resolution however long the process has
   // run; only the start's position on the device clock coarsens with time.
   float since_epoch_ms = 0.0f;
+  float end_since_epoch_ms = 0.0f;
   float duration_ms = 0.0f;
   check(api, api.elapsed_time(&since_epoch_ms, device_.epoch(), start_), api.elapsed_time.name,
         device_.label());
+  check(api, api.elapsed_time(&end_since_epoch_ms, device_.epoch(), end_), api.elapsed_time.name,
+        device_.label());
   check(api, api.elapsed_time(&duration_ms, start_, end_), api.elapsed_time.name, device_.label());
+  const auto nanoseconds = [](float milliseconds) {
+    return static_cast<std::uint64_t>(std::max(0.0, static_cast<double>(milliseconds) * 1e6));
+  };
   EventTiming timing;
-  timing.started_ns = static_cast<std::uint64_t>(static_cast<double>(since_epoch_ms) * 1e6);
-  timing.ended_ns = timing.started_ns +
-                    static_cast<std::uint64_t>(std::max(0.0, static_cast<double>(duration_ms) * 1e6));
+  timing.started_ns = nanoseconds(since_epoch_ms);
+  // No later than the end's own coarse position, which rounds as the next
+  // command's start does: back-to-back commands keep their order.
+  timing.ended_ns = std::max(timing.started_ns, std::min(timing.started_ns + nanoseconds(duration_ms),
+                                                         nanoseconds(end_since_epoch_ms)));
   timing.queued_ns = timing.started_ns;
   return timing;
 }

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "embedded/conformance_source.hpp"
+#include "embedded/slices_source.hpp"
 #include "support/finishes_within.hpp"
 #include "support/test_devices.hpp"
 
@@ -22,6 +23,7 @@ namespace {
 using namespace std::chrono_literals;
 
 const ProgramSource conformance{"conformance.cl", std::string(alloy_kernels::conformance_source), ""};
+const ProgramSource ranges{"slices.cl", std::string(alloy_kernels::slices_source), ""};
 
 /// Opens once `count` threads arrived, or after a time limit; says which.
 class Rendezvous {
@@ -243,7 +245,7 @@ TEST_CASE("Executor.HostTasks.blocking_on_itself_is_refused") {
       wait_error = error.what();
     }
   });
-  executor.kernel(conformance, "copy_range", {Extent(16)}, {0, 0, 16, read(data), write(later)});
+  executor.kernel(ranges, "copy_range", {Extent(16)}, {0, 0, 16, read(data), write(later)});
   submitted.set_value();
   finishes_within(20s, "a host task blocking on itself", [&] { executor.wait(); });
   CHECK(synchronize_error.find("would wait for that task itself") != std::string::npos);

@@ -5,12 +5,14 @@
 #include <numeric>
 
 #include "embedded/conformance_source.hpp"
+#include "embedded/slices_source.hpp"
 #include "support/test_devices.hpp"
 
 namespace alloy::test {
 namespace {
 
 const ProgramSource conformance{"conformance.cl", std::string(alloy_kernels::conformance_source), ""};
+const ProgramSource ranges{"slices.cl", std::string(alloy_kernels::slices_source), ""};
 // Large, so that the transfer the reduction starts is still on its way when
 // the copy reads.
 constexpr int elements = 1 << 20;
@@ -34,11 +36,11 @@ void run_once(const std::vector<Device*>& devices) {
   options.compute_lanes = 2;
   Executor executor(runtime(), options);
   const std::size_t last = devices.size() - 1;
-  executor.kernel(conformance, "scale_range", {Extent(64)},
+  executor.kernel(ranges, "scale_range", {Extent(64)},
                   {23, 64, 3u, 1u, read_write(b1.slice(23, 64))}, on_device(0));
   executor.kernel(conformance, "sum_range", {Extent(1)},
                   {3, reduced_end - 3, 154, read(b1.slice(3, reduced_end - 3)), write(b1.slice(154, 1))}, on_device(last));
-  executor.kernel(conformance, "copy_range", {Extent(64)},
+  executor.kernel(ranges, "copy_range", {Extent(64)},
                   {83, 15, 50, read(b1.slice(83, 50)), write(b2.slice(15, 50))}, on_device(last));
   executor.synchronize(b1);
   executor.synchronize(b2);

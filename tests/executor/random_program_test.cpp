@@ -46,6 +46,7 @@
 #include <thread>
 
 #include "embedded/conformance_source.hpp"
+#include "embedded/slices_source.hpp"
 #include "alloy/utilization_report.hpp"
 #include "embedded/pair_layouts_source.hpp"
 #include "support/layout_kernels.hpp"
@@ -56,6 +57,8 @@ namespace alloy::test {
 namespace {
 
 const ProgramSource kernels{"conformance.cl", std::string(alloy_kernels::conformance_source), ""};
+/// Kernels a background executor may run in slices.
+const ProgramSource sliceable{"slices.cl", std::string(alloy_kernels::slices_source), ""};
 constexpr int elements = 256;
 constexpr int pairs = elements / 2;  ///< a buffer as records: elements 2i and 2i + 1
 
@@ -420,7 +423,7 @@ auto submit(const Step& step, Target& target, std::vector<Buffer<std::uint32_t>>
   const int work_items = static_cast<int>(round_up(step.count, 32));
   switch (step.kind) {
     case Step::scale:
-      return target.kernel(kernels, "scale_range", {Extent(work_items)},
+      return target.kernel(sliceable, "scale_range", {Extent(work_items), Extent(32)},
                     {step.first, step.count, step.factor, step.offset, read_write(range)});
     case Step::host_scale:
       return target.host({read_write(range)}, [source, step]() mutable {
@@ -448,7 +451,7 @@ auto submit(const Step& step, Target& target, std::vector<Buffer<std::uint32_t>>
         written.host()[step.to] = sum;
       });
     case Step::kernel_copy:
-      return target.kernel(kernels, "copy_range", {Extent(work_items)},
+      return target.kernel(sliceable, "copy_range", {Extent(work_items), Extent(32)},
                     {step.first, step.to, step.count, read(range),
                      write(written.slice(step.to, step.count))});
     case Step::copy:
@@ -510,7 +513,8 @@ struct Part {
          << (wait_between_runs ? (wait_on_the_run ? " with Run::wait()" : " with wait()") : "")
          << (staged ? ", read records staged on the host" : "") << (options.trace ? ", traced" : "")
          << (failures ? ", failures" : "") << (waiter ? ", runs waited on another thread" : "") << ", class "
-         << to_string(options.priority_class.value_or(PriorityClass::normal)) << ":";
+         << to_string(options.priority_class.value_or(PriorityClass::normal)) << ", slice time "
+         << options.slice_time.value_or(std::chrono::microseconds(0)).count() << " us:";
     for (const Step& step : steps) text << "\n  " << alloy::test::describe(step);
     return text.str();
   }
@@ -543,16 +547,19 @@ Part random_part(std::mt19937& random, const std::vector<Device*>& devices) {
   part.options.trace = random() % 3 == 0;
   // Drawn last, so that a seed draws the rest as before classes came.
   part.options.priority_class = static_cast<PriorityClass>(random() % 3);
+  // Short enough that a background executor slices most of its kernels.
+  part.options.slice_time = std::chrono::microseconds(1 + random() % 50);
   return part;
 }
 
 /// What is wrong with a traced executor's trace, or "": every slice ends
 /// after it starts, device commands sit on their device's lanes after the
 /// host enqueued them, ids are unique, each task has at most one slice of
-/// its own, and the report can be made from it.
+/// its own (one per part of a launch run in slices), and the report can be
+/// made from it.
 std::string check_trace(const Trace& trace) {
   std::set<std::uint64_t> ids;
-  std::set<std::uint64_t> own;
+  std::set<std::pair<std::uint64_t, std::uint32_t>> own;  // task, and which of its launch's slices
   for (const TraceSlice& slice : trace.slices) {
     if (slice.end_ns < slice.start_ns) return "slice '" + slice.name + "' ends before it starts";
     if (!ids.insert(slice.id).second) return "two slices have id " + std::to_string(slice.id);
@@ -564,7 +571,7 @@ std::string check_trace(const Trace& trace) {
       }
       if (slice.start_ns < slice.enqueued_ns) return "slice '" + slice.name + "' starts before it was enqueued";
     }
-    if (slice.task && slice.name.rfind("task ", 0) == 0 && !own.insert(*slice.task).second) {
+    if (slice.task && slice.name.rfind("task ", 0) == 0 && !own.insert({*slice.task, slice.kernel_slice}).second) {
       return "task " + std::to_string(*slice.task) + " has two slices of its own";
     }
   }

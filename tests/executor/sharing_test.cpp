@@ -2,8 +2,10 @@
 // it comes from, and the order it gives kernels that wait for one device.
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -12,6 +14,7 @@
 
 #include "alloy/emulated_kernels.hpp"
 #include "embedded/conformance_source.hpp"
+#include "embedded/slices_source.hpp"
 #include "support/scoped_environment.hpp"
 #include "support/test_devices.hpp"
 
@@ -206,6 +209,59 @@ TEST_CASE("Executor.Sharing.a_memory_share_caps_the_executors_replicas_and_the_o
   half.memory_share = MemoryShare{1.5, 0};
   CHECK_THROWS_AS(Executor(runtime(), half), InvalidArgument);
   CHECK_THROWS_AS(other.jobs_on(1), InvalidArgument);
+}
+
+TEST_CASE("Executor.Sharing.a_background_executors_long_kernels_run_in_slices_and_compute_what_whole_ones_do") {
+  if (!have_devices(1)) return;
+  const ScopedEnvironment apart("ALLOY_SHARING_NAMESPACE", own_namespace().c_str());
+  // mark_items multiplies what an item held by 31 before adding its ids'
+  // word: after two launches an item holds 32 times the word only if each
+  // launch wrote it once. The first launch runs whole and is timed; with a
+  // slice time of 1 us the second is long enough to slice.
+  const ProgramSource slices{"slices.cl", std::string(alloy_kernels::slices_source), ""};
+  // 512 x 4 groups: enough along x for slices that each fill 132 compute units.
+  const LaunchRange range(Extent(4096, 16), Extent(8, 4));
+  const auto width = static_cast<std::uint32_t>(range.global[0]);
+  const auto height = static_cast<std::uint32_t>(range.global[1]);
+  for (const PriorityClass priority_class : {PriorityClass::normal, PriorityClass::background}) {
+    const std::string class_name = to_string(priority_class);
+    CAPTURE(class_name);
+    ExecutorOptions options = of_class(priority_class);
+    options.trace = true;
+    options.slice_time = 1us;
+    Executor executor(runtime(), options);
+    Buffer<std::uint32_t> out(range.global.count());
+    for (int launch = 0; launch < 2; ++launch) {
+      executor.kernel(slices, "mark_items", range, {read_write(out), width, height});
+      executor.wait();  // the first launch's time is known before the second starts
+    }
+    executor.synchronize(out);
+    for (std::size_t y = 0; y < range.global[1]; ++y) {
+      for (std::size_t x = 0; x < range.global[0]; ++x) {
+        const auto word = static_cast<std::uint32_t>(x / 8 * 7919u + y / 4 * 104729u + x % 8 * 3u + y % 4 * 5u) + 1u;
+        REQUIRE(out.host()[y * range.global[0] + x] == 32u * word);
+      }
+    }
+    const Trace trace = executor.trace();
+    std::set<std::uint32_t> parts;
+    std::uint64_t groups = 0;
+    std::uint32_t count = 0;
+    for (const TraceSlice& slice : trace.slices) {
+      if (slice.kind != TraceKind::kernel || slice.kernel_slices == 0) continue;
+      CHECK(slice.name.find(", slice " + std::to_string(slice.kernel_slice) + " of ") != std::string::npos);
+      count = slice.kernel_slices;
+      parts.insert(slice.kernel_slice);
+      groups += slice.work_groups;
+    }
+    if (priority_class == PriorityClass::normal) {
+      CHECK(parts.empty());  // only background executors slice
+    } else {
+      REQUIRE(count >= 2);
+      CHECK(parts.size() == count);  // each slice once, numbered from 1
+      CHECK(*parts.begin() == 1);
+      CHECK(groups == 512 * 4);
+    }
+  }
 }
 
 }  // namespace alloy::test

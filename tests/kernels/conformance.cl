@@ -116,16 +116,6 @@ KERNEL void scale_offset(const int n, const int factor, const int offset,
   }
 }
 
-// For the executor's random programs, in wrapping unsigned arithmetic so the
-// host model computes the same: data[first + i] = data[first + i] * factor + offset.
-KERNEL void scale_range(const int first, const int count, const uint factor, const uint offset,
-                        GLOBAL uint* data) {
-  const int i = (int)get_global_id(0);
-  if (i < count) {
-    data[first + i] = data[first + i] * factor + offset;
-  }
-}
-
 // dst[target] = the sum of src[first, first + count). One work-item reads
 // everything before it writes, so dst may be src and target inside the range.
 KERNEL void sum_range(const int first, const int count, const int target, GLOBAL const uint* src,
@@ -134,14 +124,5 @@ KERNEL void sum_range(const int first, const int count, const int target, GLOBAL
     uint sum = 0;
     for (int i = 0; i < count; ++i) sum += src[first + i];
     dst[target] = sum;
-  }
-}
-
-// dst[to + i] = src[from + i] for i < count; the ranges do not overlap.
-KERNEL void copy_range(const int from, const int to, const int count, GLOBAL const uint* src,
-                       GLOBAL uint* dst) {
-  const int i = (int)get_global_id(0);
-  if (i < count) {
-    dst[to + i] = src[from + i];
   }
 }

@@ -65,9 +65,6 @@ void check_own_buffer(const Device& device, const char* operation, const DeviceB
   }
 }
 
-/// Scalars against the parameter sizes the backend reported, where it did:
-/// a launch copies as many bytes as the parameter has, so a narrower value
-/// would pass bytes that are not the caller's.
 /// A slice past the first work-group needs a kernel that keeps its ids.
 void check_slice(const Device& device, const Kernel& kernel, const LaunchRange& range) {
   const std::string launch = "launch of '" + kernel.name() + "' on " + device.label() + " as a slice";
@@ -84,6 +81,9 @@ void check_slice(const Device& device, const Kernel& kernel, const LaunchRange& 
   }
 }
 
+/// Scalars against the parameter sizes the backend reported, where it did:
+/// a launch copies as many bytes as the parameter has, so a narrower value
+/// would pass bytes that are not the caller's.
 void check_argument_bytes(const Device& device, const Kernel& kernel, std::span<const KernelArg> args) {
   const std::vector<std::size_t>& expected = kernel.attributes().argument_bytes;
   if (expected.size() != args.size()) return;  // the count check speaks for this

@@ -86,8 +86,8 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
   const Lane kind = DevicePlanner::lane_of(work);
   Queue& queue = lanes[d].queue(kind);
   // A background executor slices its long kernels, so it times whole ones
-  // to know which are long.
-  const bool slices = sharing.slices_kernels() && plan->resolved != nullptr;
+  // to know which are long; not those of a run timed command by command.
+  const bool slices = sharing.slices_kernels() && plan->resolved != nullptr && !state.run->timed;
   if (slices) plan->slicing = slicing_of(*plan);
   const bool times_kernel = !plan->slicing.sliced() && placement.samples_kernel(work, policy, d, slices);
   planner.enqueue(*plan, queue, producers_of(state, queue),
