@@ -94,10 +94,14 @@ std::uint64_t StreamEvent::latest_record() const {
 
 void StreamEvent::wait_for(std::uint64_t record_number) {
   std::unique_lock lock(mutex_);
-  if (!outstanding_.contains(record_number)) return;
   changed_.wait(lock, [&] { return !outstanding_.contains(record_number); });
-  // A stream that waited goes on from when it woke: no credit across streams.
-  if (modelled_ready != Clock::time_point{}) modelled_end = std::max(modelled_ready, Clock::now());
+  if (modelled_ready == Clock::time_point{} || record_number == 0) return;  // not a stream's wait
+  // A stream goes on no earlier than the point it waited for was reached
+  // there; for an older record than the latest, from now.
+  const Clock::time_point reached = record_number == recorded_ && reached_ns_ >= 0
+                                        ? Clock::time_point(std::chrono::nanoseconds(reached_ns_))
+                                        : Clock::now();
+  modelled_end = std::max({modelled_end, modelled_ready, reached});
 }
 
 bool StreamEvent::pending() const {
