@@ -1,8 +1,8 @@
 // Transfers, fills and launches on a CUDA/HIP stream, with timing events when asked for.
 #include "stream_queue.hpp"
 
-#include <array>
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <mutex>
 #include <set>

@@ -30,9 +30,9 @@ struct ComposedSource {
 
 /// The source gets the parameters and entry statement that place a slice
 /// (ALLOY_FIRST_GROUP_PARAMETERS, ALLOY_ENTER_KERNEL), which the prelude
-/// spells per backend. Defines travel as #define lines rather than compiler options because
-/// NVRTC and hiprtc apply -D options to their own built-in headers too, where
-/// names such as T or B are template parameters. Throws InvalidArgument for a
+/// spells per backend. Defines travel as #define lines rather than compiler
+/// options because NVRTC and hiprtc apply -D options to their own built-in
+/// headers too, where names such as T or B are template parameters. Throws InvalidArgument for a
 /// -D option without a valid macro name.
 ComposedSource compose_kernel_source(const ProgramSource& source);
 
