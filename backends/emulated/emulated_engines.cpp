@@ -3,21 +3,38 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 namespace alloy::emulation {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Of the command a stream's thread runs (Stream::work): when it became ready
-// on the modelled timeline, and where the engine it took ended it there.
-thread_local Clock::time_point modelled_ready{};
-thread_local Clock::time_point modelled_end{};
+/// Of the command a stream's thread runs (Stream::work): when it became
+/// ready on the modelled timeline, and where the engine it took ended it.
+struct CommandTimes {
+  Clock::time_point ready{};
+  Clock::time_point end{};
+};
+
+// Each stream thread's CommandTimes, found by thread id rather than through
+// thread_local storage: a ThreadSanitizer run of thousands of short-lived
+// stream threads in this dlopen'ed plugin crashed with the latter.
+std::mutex registry_mutex;
+std::unordered_map<std::thread::id, CommandTimes*> registry;
+
+/// The calling stream thread's times; nullptr on any other thread.
+CommandTimes* current_command() {
+  std::lock_guard lock(registry_mutex);
+  const auto found = registry.find(std::this_thread::get_id());
+  return found == registry.end() ? nullptr : found->second;
+}
 
 /// Now on the modelled timeline: on a stream's thread, when its command
 /// became ready there; elsewhere, the clock.
 std::int64_t modelled_now_ns() {
-  const Clock::time_point now = modelled_ready == Clock::time_point{} ? Clock::now() : modelled_ready;
+  const CommandTimes* command = current_command();
+  const Clock::time_point now = command == nullptr ? Clock::now() : command->ready;
   return std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count();
 }
 
@@ -35,7 +52,8 @@ void Engine::occupy(double seconds, const std::function<void()>& work, int prior
   constexpr double longest = 365.0 * 24 * 3600;
   const double busy = std::isfinite(seconds) ? std::clamp(seconds, 0.0, longest) : 0.0;
   const Clock::time_point arrived = Clock::now();
-  const Clock::time_point ready = modelled_ready == Clock::time_point{} ? arrived : std::min(modelled_ready, arrived);
+  CommandTimes* const command = current_command();
+  const Clock::time_point ready = command == nullptr ? arrived : std::min(command->ready, arrived);
   Clock::time_point start;
   {
     std::unique_lock lock(mutex_);
@@ -59,8 +77,10 @@ void Engine::occupy(double seconds, const std::function<void()>& work, int prior
   end = start + std::max(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(busy)),
                          Clock::now() - work_started);
   std::this_thread::sleep_until(end);
-  modelled_end = end;
-  if (modelled_ready != Clock::time_point{}) modelled_ready = end;  // a second engine the command takes follows
+  if (command != nullptr) {
+    command->end = end;
+    command->ready = end;  // a second engine the command takes follows
+  }
 }
 
 void Engine::release(Clock::time_point end) {
@@ -95,13 +115,14 @@ std::uint64_t StreamEvent::latest_record() const {
 void StreamEvent::wait_for(std::uint64_t record_number) {
   std::unique_lock lock(mutex_);
   changed_.wait(lock, [&] { return !outstanding_.contains(record_number); });
-  if (modelled_ready == Clock::time_point{} || record_number == 0) return;  // not a stream's wait
+  CommandTimes* const command = current_command();
+  if (command == nullptr || record_number == 0) return;  // not a stream's wait
   // A stream goes on no earlier than the point it waited for was reached
   // there; for an older record than the latest, from now.
   const Clock::time_point reached = record_number == recorded_ && reached_ns_ >= 0
                                         ? Clock::time_point(std::chrono::nanoseconds(reached_ns_))
                                         : Clock::now();
-  modelled_end = std::max({modelled_end, modelled_ready, reached});
+  command->end = std::max({command->end, command->ready, reached});
 }
 
 bool StreamEvent::pending() const {
@@ -141,25 +162,33 @@ void Stream::drain() {
 }
 
 void Stream::work() {
+  CommandTimes times;
+  {
+    std::lock_guard lock(registry_mutex);
+    registry[std::this_thread::get_id()] = &times;
+  }
   std::unique_lock lock(mutex_);
   Clock::time_point last_end{};  // of the previous command, modelled
   for (;;) {
     changed_.wait(lock, [&] { return !commands_.empty() || stopping_; });
-    if (commands_.empty()) return;  // stopping, with nothing left
+    if (commands_.empty()) break;  // stopping, with nothing left
     {
       Command command = std::move(commands_.front());
       commands_.pop_front();
       lock.unlock();
-      modelled_ready = std::max(command.submitted, last_end);
-      modelled_end = {};
+      times.ready = std::max(command.submitted, last_end);
+      times.end = {};
       command.run();
       // A command that took no engine and did not wait (an event) took no time.
-      last_end = modelled_end == Clock::time_point{} ? modelled_ready : modelled_end;
+      last_end = times.end == Clock::time_point{} ? times.ready : times.end;
     }  // what it held is released outside the lock too
     lock.lock();
     ++finished_;
     changed_.notify_all();
   }
+  lock.unlock();
+  std::lock_guard registered(registry_mutex);
+  registry.erase(std::this_thread::get_id());
 }
 
 }  // namespace alloy::emulation

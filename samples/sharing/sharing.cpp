@@ -58,7 +58,7 @@ std::uint32_t churned(std::uint32_t x) {
 double run_background(alloy::Runtime& runtime, alloy::Device& device, alloy::PriorityClass priority_class,
                       const std::atomic<bool>& stop) {
   alloy::Executor executor(runtime, on(device, priority_class));
-  const std::size_t items = std::max<std::size_t>(16384, std::size_t{device.info().compute_units} * churn_group * 64);
+  const std::size_t items = std::max<std::size_t>(16384, std::size_t{device.info().compute_units} * churn_group * 4);
   alloy::Buffer<std::uint32_t> out(items / churn_group);
   const alloy::LaunchRange range{alloy::Extent(items), alloy::Extent(churn_group)};
   std::deque<alloy::Run> in_flight;
