@@ -17,17 +17,26 @@ struct CommandTimes {
   Clock::time_point end{};
 };
 
-// Each stream thread's CommandTimes, found by thread id rather than through
-// thread_local storage: a ThreadSanitizer run of thousands of short-lived
-// stream threads in this dlopen'ed plugin crashed with the latter.
-std::mutex registry_mutex;
-std::unordered_map<std::thread::id, CommandTimes*> registry;
+/// Each stream thread's CommandTimes, found by thread id rather than through
+/// thread_local storage: a ThreadSanitizer run of thousands of short-lived
+/// stream threads in this dlopen'ed plugin crashed with the latter. Never
+/// destroyed: streams may outlive statics.
+struct Registry {
+  std::mutex mutex;
+  std::unordered_map<std::thread::id, CommandTimes*> times;
+};
+
+Registry& registry() {
+  static Registry* const instance = new Registry;
+  return *instance;
+}
 
 /// The calling stream thread's times; nullptr on any other thread.
 CommandTimes* current_command() {
-  std::lock_guard lock(registry_mutex);
-  const auto found = registry.find(std::this_thread::get_id());
-  return found == registry.end() ? nullptr : found->second;
+  Registry& known = registry();
+  std::lock_guard lock(known.mutex);
+  const auto found = known.times.find(std::this_thread::get_id());
+  return found == known.times.end() ? nullptr : found->second;
 }
 
 /// Now on the modelled timeline: on a stream's thread, when its command
@@ -163,9 +172,10 @@ void Stream::drain() {
 
 void Stream::work() {
   CommandTimes times;
+  Registry& known = registry();
   {
-    std::lock_guard lock(registry_mutex);
-    registry[std::this_thread::get_id()] = &times;
+    std::lock_guard lock(known.mutex);
+    known.times[std::this_thread::get_id()] = &times;
   }
   std::unique_lock lock(mutex_);
   Clock::time_point last_end{};  // of the previous command, modelled
@@ -187,8 +197,8 @@ void Stream::work() {
     changed_.notify_all();
   }
   lock.unlock();
-  std::lock_guard registered(registry_mutex);
-  registry.erase(std::this_thread::get_id());
+  std::lock_guard registered(known.mutex);
+  known.times.erase(std::this_thread::get_id());
 }
 
 }  // namespace alloy::emulation
