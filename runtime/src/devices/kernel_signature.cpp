@@ -13,6 +13,7 @@ namespace alloy {
 namespace {
 
 using detail::kernel_header;
+using detail::regex_lock;
 using detail::strip_comments_and_literals;
 
 struct ScalarName {
@@ -145,6 +146,7 @@ std::optional<KernelSignature> find_kernel_signature(std::string_view source,
       });
   if (!is_identifier) return std::nullopt;
   const std::string text = strip_comments_and_literals(source);
+  const auto matching = regex_lock();
   const std::regex header = kernel_header(kernel_name);
   auto matches = std::sregex_iterator(text.begin(), text.end(), header);
   if (matches == std::sregex_iterator()) return std::nullopt;
@@ -170,6 +172,7 @@ std::optional<KernelSignature> find_kernel_signature(std::string_view source,
 
 std::vector<std::string> declared_kernel_names(std::string_view source) {
   const std::string text = strip_comments_and_literals(source);
+  const auto matching = regex_lock();
   const std::regex header = kernel_header("\\w+");
   std::vector<std::string> names;
   for (auto it = std::sregex_iterator(text.begin(), text.end(), header);

@@ -37,4 +37,9 @@ std::regex kernel_header(std::string_view name_pattern) {
                     ")\\s*\\(");
 }
 
+std::unique_lock<std::mutex> regex_lock() {
+  static std::mutex mutex;
+  return std::unique_lock<std::mutex>(mutex);
+}
+
 }  // namespace alloy::detail

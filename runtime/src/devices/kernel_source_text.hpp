@@ -2,6 +2,7 @@
 // the slice rewrite share.
 #pragma once
 
+#include <mutex>
 #include <regex>
 #include <string>
 #include <string_view>
@@ -15,5 +16,10 @@ std::string strip_comments_and_literals(std::string_view source);
 
 /// `KERNEL <attributes or macros> void <name> (`; the name is group 1.
 std::regex kernel_header(std::string_view name_pattern);
+
+/// Held while matching kernel source with std::regex: libstdc++'s matching
+/// of \b and \w from several threads at once (programs compile on several)
+/// is reported by ThreadSanitizer as a data race inside the library.
+std::unique_lock<std::mutex> regex_lock();
 
 }  // namespace alloy::detail

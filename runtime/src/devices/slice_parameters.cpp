@@ -58,6 +58,7 @@ bool reads_across_work_groups(const std::string& text) {
 SliceParameters add_slice_parameters(std::string_view source) {
   SliceParameters unchanged{std::string(source), {}, false};
   const std::string text = strip_comments_and_literals(source);
+  const auto matching = regex_lock();
   static const std::regex any_kernel("\\bKERNEL\\b");
   const auto kernel_words = std::distance(std::sregex_iterator(text.begin(), text.end(), any_kernel),
                                           std::sregex_iterator());
