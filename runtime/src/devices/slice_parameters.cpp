@@ -1,9 +1,8 @@
 // Adds the first-group parameters to kernel declarations.
 #include "slice_parameters.hpp"
 
-#include <algorithm>
-#include <iterator>
-#include <regex>
+#include <cctype>
+#include <utility>
 
 #include "kernel_source_text.hpp"
 
@@ -46,33 +45,57 @@ bool empty_parameter_list(const std::string& text) {
   return text.substr(first, last - first + 1) == "void";
 }
 
+bool is_word(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+/// Each identifier of `text` with its position, in order.
+std::vector<std::pair<std::size_t, std::string_view>> identifiers(const std::string& text) {
+  std::vector<std::pair<std::size_t, std::string_view>> found;
+  for (std::size_t i = 0; i < text.size();) {
+    if (!is_word(text[i])) {
+      ++i;
+      continue;
+    }
+    const std::size_t begin = i;
+    while (i < text.size() && is_word(text[i])) ++i;
+    if (!std::isdigit(static_cast<unsigned char>(text[begin]))) found.emplace_back(begin, std::string_view(text).substr(begin, i - begin));
+  }
+  return found;
+}
+
 /// Names a slice would change the meaning of, or whose work spans work-groups.
-bool reads_across_work_groups(const std::string& text) {
-  static const std::regex names(
-      "\\b(get_num_groups|get_global_size|global_barrier|atomic\\w*|atom_\\w*|blockIdx|gridDim|ALLOY_NO_SLICES)\\b");
-  return std::regex_search(text, names);
+bool reads_across_work_groups(std::string_view name) {
+  return name == "get_num_groups" || name == "get_global_size" || name == "global_barrier" ||
+         name.starts_with("atomic") || name.starts_with("atom_") || name == "blockIdx" || name == "gridDim" ||
+         name == "ALLOY_NO_SLICES";
 }
 
 }  // namespace
 
 SliceParameters add_slice_parameters(std::string_view source) {
   SliceParameters unchanged{std::string(source), {}, false};
+  // Read word by word rather than with std::regex: every compile and cache
+  // lookup composes its source, and this is much cheaper.
   const std::string text = strip_comments_and_literals(source);
-  const auto matching = regex_lock();
-  static const std::regex any_kernel("\\bKERNEL\\b");
-  const auto kernel_words = std::distance(std::sregex_iterator(text.begin(), text.end(), any_kernel),
-                                          std::sregex_iterator());
-  const std::regex header = kernel_header("[A-Za-z_]\\w*");
+  const auto words = identifiers(text);
   std::vector<Edit> edits;
   std::vector<std::string> kernels;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), header); it != std::sregex_iterator(); ++it) {
-    const auto at = static_cast<std::size_t>(it->position(0));
+  bool reads_across = false;
+  for (std::size_t w = 0; w < words.size(); ++w) {
+    reads_across = reads_across || reads_across_work_groups(words[w].second);
+    if (words[w].second != "KERNEL") continue;
+    const std::size_t at = words[w].first;
     if (on_directive(text, at)) return unchanged;
-    const std::size_t open = at + static_cast<std::size_t>(it->length(0));
-    const std::size_t close = closing_parenthesis(text, open);
+    // KERNEL <attributes or macros> void <name> (: no ; { } before void.
+    std::size_t v = w + 1;
+    while (v < words.size() && words[v].second != "void") ++v;
+    if (v + 1 >= words.size() || text.find_first_of(";{}", at) < words[v].first) return unchanged;
+    const auto [name_at, name] = words[v + 1];
+    const std::size_t open = text.find_first_not_of(" \t\r\n", name_at + name.size());
+    if (open == std::string::npos || text[open] != '(') return unchanged;
+    const std::size_t close = closing_parenthesis(text, open + 1);
     if (close == std::string::npos) return unchanged;
-    if (empty_parameter_list(text.substr(open, close - open))) {
-      edits.push_back({open, close - open, "ALLOY_FIRST_GROUP_PARAMETERS_ONLY"});
+    if (empty_parameter_list(text.substr(open + 1, close - open - 1))) {
+      edits.push_back({open + 1, close - open - 1, "ALLOY_FIRST_GROUP_PARAMETERS_ONLY"});
     } else {
       edits.push_back({close, 0, " ALLOY_FIRST_GROUP_PARAMETERS"});
     }
@@ -83,13 +106,11 @@ SliceParameters add_slice_parameters(std::string_view source) {
     } else if (text[next] != ';') {
       return unchanged;  // something between the list and the body: not read here
     }
-    kernels.push_back((*it)[1].str());
+    kernels.emplace_back(name);
   }
-  // A KERNEL the pattern did not find (made by a macro, say) would take no
-  // parameters while the prelude reads them for the whole program.
-  if (kernels.empty() || static_cast<std::size_t>(kernel_words) != kernels.size()) return unchanged;
+  if (kernels.empty()) return unchanged;
 
-  SliceParameters result{std::string(source), std::move(kernels), !reads_across_work_groups(text)};
+  SliceParameters result{std::string(source), std::move(kernels), !reads_across};
   for (auto edit = edits.rbegin(); edit != edits.rend(); ++edit) {
     result.source.replace(edit->position, edit->erased, edit->inserted);
   }
