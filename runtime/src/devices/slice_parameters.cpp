@@ -57,7 +57,8 @@ std::vector<std::pair<std::size_t, std::string_view>> identifiers(const std::str
     }
     const std::size_t begin = i;
     while (i < text.size() && is_word(text[i])) ++i;
-    if (!std::isdigit(static_cast<unsigned char>(text[begin]))) found.emplace_back(begin, std::string_view(text).substr(begin, i - begin));
+    if (std::isdigit(static_cast<unsigned char>(text[begin]))) continue;  // a number
+    found.emplace_back(begin, std::string_view(text).substr(begin, i - begin));
   }
   return found;
 }
