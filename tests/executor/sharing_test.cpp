@@ -13,8 +13,10 @@
 #include <unistd.h>
 
 #include "alloy/emulated_kernels.hpp"
+#include "alloy/utilization_report.hpp"
 #include "embedded/conformance_source.hpp"
 #include "embedded/slices_source.hpp"
+#include "sharing/device_sharing.hpp"
 #include "support/scoped_environment.hpp"
 #include "support/test_devices.hpp"
 
@@ -22,6 +24,7 @@ namespace alloy::test {
 namespace {
 
 using namespace std::chrono_literals;
+using detail::DeviceSharing;
 
 const ProgramSource conformance{"conformance.cl", std::string(alloy_kernels::conformance_source), ""};
 
@@ -137,9 +140,18 @@ TEST_CASE("Executor.Sharing.background_work_in_flight_is_bounded_while_a_critica
   const int iterations = computes_on_cpu(device) ? 50'000'000 : 200'000'000;
   for (const bool beside_critical : {false, true}) {
     CAPTURE(beside_critical);
-    Executor background(runtime(), of_class(PriorityClass::background, 4));
+    ExecutorOptions background_options = of_class(PriorityClass::background, 4);
+    background_options.trace = true;
+    // A budget of predicted work (two slice times) far over what the
+    // warm-up predicts: here the bound in commands is checked.
+    background_options.slice_time = 50ms;
+    Executor background(runtime(), background_options);
     std::optional<Executor> critical;
-    if (beside_critical) critical.emplace(runtime(), of_class(PriorityClass::critical));
+    if (beside_critical) {
+      ExecutorOptions traced = of_class(PriorityClass::critical);
+      traced.trace = true;
+      critical.emplace(runtime(), traced);
+    }
     std::vector<Buffer<float>> outs;
     for (int k = 0; k < 8; ++k) outs.emplace_back(1);
     // Built before counting, so that no compile holds a task back.
@@ -159,10 +171,104 @@ TEST_CASE("Executor.Sharing.background_work_in_flight_is_bounded_while_a_critica
       // Two were in flight when the critical kernel came; one more may
       // have started after both ended and before it completed.
       CHECK(background.tasks_per_device()[0] - before <= 4);
+      // Its trace says it was handed in behind the background's kernels.
+      const Trace seen_by_critical = critical->trace();
+      const auto kernel = std::find_if(seen_by_critical.slices.begin(), seen_by_critical.slices.end(),
+                                       [](const TraceSlice& slice) { return slice.kernel == "add_to_range"; });
+      REQUIRE(kernel != seen_by_critical.slices.end());
+      CHECK(kernel->others_in_flight >= 1);
     }
     background.wait();
     CHECK(background.tasks_per_device()[0] - before == 8);
+    // Each of the six tasks over the bound is held back at least once, on
+    // the trace's "held back" lane with the bound that held it.
+    const Trace trace = background.trace();
+    std::set<std::uint64_t> held;
+    for (const TraceSlice& slice : trace.slices) {
+      if (slice.kind != TraceKind::held_back) continue;
+      held.insert(slice.task.value());
+      CHECK(slice.lane == "held back");
+      CHECK((slice.bound_commands == DeviceSharing::while_critical_pending ||
+             slice.bound_commands == DeviceSharing::while_critical_present));
+      CHECK(slice.bound_ns > 0);
+    }
+    CHECK(held.size() == (beside_critical ? 6u : 0u));
+    CHECK(analyze(trace).devices[0].holds >= held.size());
   }
+}
+
+TEST_CASE("Executor.Sharing.the_background_bound_counts_commands_and_predicted_work_and_adapts") {
+  if (!have_devices(1)) return;
+  const ScopedEnvironment apart("ALLOY_SHARING_NAMESPACE", own_namespace().c_str());
+  Device& device = *selected_devices()[0];
+  DeviceSharing background({&device}, PriorityClass::background, {0}, 100us);
+  const auto command = [](std::chrono::microseconds predicted) { return DeviceSharing::InFlight{predicted, false}; };
+  // Alone on the device: no bound.
+  CHECK_FALSE(background.bound(0));
+  background.started(0, command(5000us));
+  background.started(0, command(5000us));
+  CHECK(background.may_start(0, 5000us));
+  background.completed(0, command(5000us), false);
+  background.completed(0, command(5000us), false);
+  {
+    detail::CoordinationSegment critical(DeviceSharing::key_of(device), PriorityClass::critical,
+                                         detail::SegmentAccess::user);
+    // A critical job present, nothing of it pending: two commands and two
+    // slices of predicted work, though a lone command always may start.
+    REQUIRE(background.bound(0));
+    CHECK(background.bound(0)->commands == 2);
+    CHECK(background.bound(0)->predicted == 200us);
+    CHECK(background.may_start(0, 1000us));
+    background.started(0, command(80us));
+    CHECK(background.may_start(0, 120us));
+    CHECK_FALSE(background.may_start(0, 121us));
+    CHECK(background.may_start(0, 0us));  // unknown: counted as a slice
+    background.started(0, command(100us));
+    CHECK_FALSE(background.may_start(0, 1us));  // two commands
+    CHECK(critical.in_flight_elsewhere() == 2);
+    // The bound held work back and no critical work was pending as a
+    // command ended: one slice more.
+    background.completed(0, command(100us), true);
+    CHECK(background.bound(0)->predicted == 300us);
+    // Critical work pending: one command in flight.
+    critical.add_in_flight(1);
+    CHECK(background.bound(0)->commands == 1);
+    CHECK_FALSE(background.may_start(0, 1us));
+    CHECK(background.others_in_flight(0) == 1);
+    // Still pending as a command ends: it may have waited behind it, so the
+    // budget halves, down to one slice.
+    background.completed(0, command(80us), false);
+    CHECK(background.may_start(0, 1000us));
+    critical.add_in_flight(-1);
+    CHECK(background.bound(0)->predicted == 150us);
+    for (int round = 0; round < 3; ++round) {
+      background.started(0, command(10us));
+      critical.add_in_flight(1);
+      background.completed(0, command(10us), false);
+      critical.add_in_flight(-1);
+    }
+    CHECK(background.bound(0)->predicted == 100us);
+    // Held back with nothing pending, again and again: up to eight slices.
+    for (int round = 0; round < 20; ++round) {
+      background.started(0, command(10us));
+      background.completed(0, command(10us), true);
+    }
+    CHECK(background.bound(0)->predicted == 800us);
+    // A launch in slices: the other jobs see it, the bound does not count it.
+    background.started(0, command(50us));
+    background.started(0, DeviceSharing::InFlight{50'000us, true});
+    CHECK(critical.in_flight_elsewhere() == 2);
+    CHECK(background.may_start(0, 50us));
+    background.completed(0, DeviceSharing::InFlight{50'000us, true}, false);
+    background.completed(0, command(50us), false);
+    CHECK(critical.in_flight_elsewhere() == 0);
+  }
+  // The critical job gone: no bound again.
+  CHECK_FALSE(background.bound(0));
+  // The most its replicas took, whatever they take now.
+  background.memory_in_use(0, 4096);
+  background.memory_in_use(0, 1024);
+  CHECK(background.memory_peak(0) == 4096);
 }
 
 TEST_CASE("Executor.Sharing.a_memory_share_caps_the_executors_replicas_and_the_other_jobs_see_it") {

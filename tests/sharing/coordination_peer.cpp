@@ -1,7 +1,9 @@
 // A second process on a device's coordination segment, for the tests:
 //   coordination_peer KEY CLASS PENDING
-// joins the segment of KEY as a job of CLASS with PENDING critical commands
-// pending, prints "joined", and stays until its standard input closes.
+// joins the segment of KEY as a job of CLASS with PENDING commands
+// in flight, prints "joined", and stays until its standard input closes; a
+// line "die holding the lock" makes it exit while it holds the segment's
+// table lock.
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -20,10 +22,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   alloy::detail::CoordinationSegment segment(argv[1], *priority_class, alloy::detail::SegmentAccess::user);
-  segment.add_pending_critical(std::atoll(argv[3]));
+  segment.add_in_flight(std::atoll(argv[3]));
   std::cout << "joined" << std::endl;
-  std::string ignored;
-  while (std::getline(std::cin, ignored)) {
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (line == "die holding the lock") segment.exit_holding_table_lock();
   }
   return 0;
 }

@@ -83,6 +83,12 @@ class Peer {
     ::kill(pid_, SIGKILL);
     reap();
   }
+  /// Has it exit while it holds the segment's table lock.
+  void die_holding_the_lock() {
+    const std::string line = "die holding the lock\n";
+    REQUIRE(::write(stdin_, line.data(), line.size()) == static_cast<ssize_t>(line.size()));
+    CHECK(reap() == 0);
+  }
   /// Closes its input: it leaves the segment and exits 0.
   void end() {
     ::close(stdin_);
@@ -104,7 +110,7 @@ class Peer {
 
 bool lists(const std::vector<JobState>& jobs, pid_t pid, PriorityClass priority_class, std::uint64_t pending) {
   return std::any_of(jobs.begin(), jobs.end(), [&](const JobState& job) {
-    return job.pid == pid && job.priority_class == priority_class && job.pending_critical == pending;
+    return job.pid == pid && job.priority_class == priority_class && job.in_flight == pending;
   });
 }
 
@@ -115,19 +121,19 @@ TEST_CASE("Unit.CoordinationSegment.jobs_of_one_process_see_each_other") {
   CoordinationSegment background(device.key, PriorityClass::background, SegmentAccess::user);
   {
     CoordinationSegment critical(device.key, PriorityClass::critical, SegmentAccess::user);
-    critical.add_pending_critical(3);
+    critical.add_in_flight(3);
     critical.set_memory(1000, 4000);
     CHECK(background.critical_pending_elsewhere() == 3);
     CHECK(critical.critical_pending_elsewhere() == 0);
     CHECK(background.critical_jobs_elsewhere() == 1);
     CHECK(critical.critical_jobs_elsewhere() == 0);
-    critical.add_pending_critical(-2);
+    critical.add_in_flight(-2);
     CHECK(background.critical_pending_elsewhere() == 1);
     const std::vector<JobState> jobs = background.jobs();
     REQUIRE(jobs.size() == 2);
     CHECK(jobs[0].priority_class == PriorityClass::background);  // its own first
     CHECK(jobs[1].priority_class == PriorityClass::critical);
-    CHECK(jobs[1].pending_critical == 1);
+    CHECK(jobs[1].in_flight == 1);
     CHECK(jobs[1].memory_in_use == 1000);
     CHECK(jobs[1].memory_share == 4000);
   }
@@ -144,7 +150,8 @@ TEST_CASE("Unit.CoordinationSegment.a_second_process_joins_and_one_killed_with_9
   Peer staying(device.key, "normal", 2);
   CHECK(lists(here.jobs(), killed.pid(), PriorityClass::critical, 5));
   CHECK(lists(here.jobs(), staying.pid(), PriorityClass::normal, 2));
-  CHECK(here.critical_pending_elsewhere() == 7);
+  CHECK(here.critical_pending_elsewhere() == 5);  // the normal job's commands are not critical
+  CHECK(here.in_flight_elsewhere() == 7);
   CHECK(here.critical_jobs_elsewhere() == 1);
   const pid_t killed_pid = killed.pid();
   killed.kill_9();
@@ -152,13 +159,33 @@ TEST_CASE("Unit.CoordinationSegment.a_second_process_joins_and_one_killed_with_9
   CHECK(after_kill.size() == 2);
   CHECK_FALSE(lists(after_kill, killed_pid, PriorityClass::critical, 5));
   CHECK(lists(after_kill, staying.pid(), PriorityClass::normal, 2));
-  CHECK(here.critical_pending_elsewhere() == 2);
+  CHECK(here.critical_pending_elsewhere() == 0);
+  CHECK(here.in_flight_elsewhere() == 2);
   CHECK(here.critical_jobs_elsewhere() == 0);
   CHECK(here.reclaim_dead() == 0);
   // A process that leaves as it should frees its slot itself.
   staying.end();
-  CHECK(here.critical_pending_elsewhere() == 0);
+  CHECK(here.in_flight_elsewhere() == 0);
   CHECK(here.jobs().size() == 1);
+}
+
+TEST_CASE("Unit.CoordinationSegment.a_process_that_dies_holding_the_table_lock_leaves_it_usable") {
+  const UniqueKey device("owner-dead");
+  CoordinationSegment here(device.key, PriorityClass::background, SegmentAccess::user);
+  Peer dying(device.key, "critical", 4);
+  const pid_t dying_pid = dying.pid();
+  CHECK(here.critical_pending_elsewhere() == 4);
+  dying.die_holding_the_lock();
+  // The next locker gets EOWNERDEAD, makes the mutex consistent and reclaims
+  // the dead job with what it had in flight; the lock works after that.
+  const std::vector<JobState> jobs = here.jobs();
+  CHECK(jobs.size() == 1);
+  CHECK_FALSE(lists(jobs, dying_pid, PriorityClass::critical, 4));
+  CHECK(here.critical_pending_elsewhere() == 0);
+  CHECK(here.critical_jobs_elsewhere() == 0);
+  CHECK(here.reclaim_dead() == 0);
+  Peer joining(device.key, "normal", 1);
+  CHECK(lists(here.jobs(), joining.pid(), PriorityClass::normal, 1));
 }
 
 TEST_CASE("Unit.CoordinationSegment.the_last_job_to_leave_removes_the_name") {

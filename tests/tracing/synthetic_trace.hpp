@@ -52,6 +52,22 @@ class SyntheticTrace {
     return add(task, TraceKind::kernel, device, start, end, std::move(after));
   }
 
+  /// Task `task` held back from `device` from `start` to `end` us by a
+  /// background bound of `commands` and `bound_us` of predicted work, on
+  /// the device's "held back" lane (added at the first).
+  TraceSlice& held_back(std::uint64_t task, std::size_t device, std::uint64_t start, std::uint64_t end,
+                        std::uint32_t commands, std::uint64_t bound_us) {
+    std::vector<std::string>& lanes = trace_.devices.at(device).lanes;
+    if (std::find(lanes.begin(), lanes.end(), "held back") == lanes.end()) lanes.push_back("held back");
+    TraceSlice& held = add(task, TraceKind::held_back, device, start, end);
+    held.lane = "held back";
+    held.bound_commands = commands;
+    held.bound_ns = bound_us * 1000;
+    return held;
+  }
+
+  TraceDevice& device(std::size_t d) { return trace_.devices.at(d); }
+
   /// Sorted by start, as the runtime and the reader keep them.
   Trace trace() const {
     Trace sorted = trace_;

@@ -26,6 +26,12 @@ Trace sample_trace() {
   synthetic.kernel(4, 1, 70, 75, {3}).policy = "pinned";
   TraceSlice& home = synthetic.add(5, TraceKind::copy_out, 0, 75, 80);
   home.task.reset();  // the executor's own write-back
+  // A device shared with other jobs: a task held back (still held as the
+  // trace ends), one handed in behind their commands, and a memory share.
+  synthetic.held_back(7, 1, 80, 90, 2, 300);
+  synthetic.kernel(6, 1, 90, 95).others_in_flight = 3;
+  synthetic.device(1).memory_share = 1 << 20;
+  synthetic.device(1).memory_peak = 3 << 18;
   return synthetic.trace();
 }
 
@@ -106,7 +112,8 @@ TEST_CASE("Trace.File.has_processes_lanes_and_flows") {
     }
   }
   CHECK(processes == std::set<int>{0, 1, 2});
-  CHECK(threads.size() == 2 * 3 + 1);  // three lanes per device, one host worker
+  // Three lanes per device, device 1's "held back" lane, one host worker.
+  CHECK(threads.size() == 2 * 3 + 1 + 1);
   CHECK(slices == trace.slices.size());
   for (const auto& thread : slice_threads) CHECK(threads.contains(thread));
   // One arrow per dependency on a traced task: 1->2, 2->3, 3->4.

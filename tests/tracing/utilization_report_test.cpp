@@ -2,6 +2,8 @@
 // and diagnoses are known.
 #include "alloy/utilization_report.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "alloy/trace_timeline.hpp"
 #include "support/svg_text_bounds.hpp"
 #include "support/test_devices.hpp"
@@ -275,6 +277,49 @@ TEST_CASE("Report.timeline_wraps_long_diagnoses_inside_the_picture") {
     report.diagnoses.push_back({"launch-bound", 0, 106'000, text, text});
   }
   CHECK(texts_past_the_edge(timeline_svg(synthetic.trace(), report)) == std::vector<std::string>{});
+}
+
+TEST_CASE("Report.time_held_back_for_critical_work_and_behind_other_jobs_kernels_are_causes_of_their_own") {
+  SyntheticTrace synthetic(1);
+  synthetic.kernel(1, 0, 0, 10);
+  // Task 2 is held back while another job's critical work is pending, then
+  // launched at 45 (enqueued as it starts).
+  synthetic.held_back(2, 0, 10, 40, 1, 100);
+  synthetic.kernel(2, 0, 45, 60).run_submitted_ns = 0;
+  // Task 3 is handed in at 60 while other jobs have commands in flight and
+  // starts at 90, behind them.
+  TraceSlice& behind = synthetic.kernel(3, 0, 90, 100);
+  behind.run_submitted_ns = 0;
+  behind.enqueued_ns = 60 * us;
+  behind.others_in_flight = 2;
+  // Held back under a looser bound while its own kernel ran: no idle time.
+  synthetic.held_back(4, 0, 92, 95, 2, 300);
+  synthetic.kernel(4, 0, 100, 110).run_submitted_ns = 0;
+  synthetic.device(0).memory_share = 4 << 20;
+  synthetic.device(0).memory_peak = 3 << 20;
+  const UtilizationReport report = analyze(synthetic.trace());
+  CHECK(report.window_ns == 110 * us);
+  const DeviceUtilization& device = report.devices[0];
+  CHECK(device.compute_ns == 45 * us);  // held-back time is no lane's work
+  CHECK(idle(device, IdleCause::held_back) == 30 * us);
+  CHECK(idle(device, IdleCause::other_jobs) == 30 * us);
+  CHECK(idle(device, IdleCause::launch) == 5 * us);
+  CHECK(device.holds == 2);
+  CHECK(device.tightest_bound_ns == 100 * us);
+  CHECK(device.loosest_bound_ns == 300 * us);
+  CHECK(causes(report) == std::vector<std::string>{"yielded-to-critical-work", "shared-device", "launch-bound"});
+  CHECK(report.diagnoses[0].finding.find("held 2 tasks back") != std::string::npos);
+  CHECK(report.diagnoses[1].remedy.find("critical") != std::string::npos);
+  const std::string text = report.to_text();
+  CHECK(text.find("yielded to critical work 30 us") != std::string::npos);
+  CHECK(text.find("waited behind another job's kernels 30 us") != std::string::npos);
+  CHECK(text.find("memory: at most 3.0 MiB of its 4.0 MiB share (75.0%)") != std::string::npos);
+  CHECK(text.find("held work back 2 times for other jobs' critical work; in flight at most 100 us to 300 us "
+                  "of predicted work") != std::string::npos);
+  const nlohmann::json json = nlohmann::json::parse(report.to_json());
+  CHECK(json["devices"][0]["memory_share"] == 4 << 20);
+  CHECK(json["devices"][0]["holds"] == 2);
+  CHECK(json["devices"][0]["idle_ns"]["yielded to critical work"] == 30 * us);
 }
 
 }  // namespace alloy::test

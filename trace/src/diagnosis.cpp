@@ -105,6 +105,18 @@ void idle_diagnoses(const Trace& trace, const UtilizationReport& report, std::ve
                          " for the program to submit its next work",
                      "submit ahead: build a Graph of the work and Executor::run it, or submit the next tasks "
                      "before waiting for these"});
+    lines.push_back({"yielded-to-critical-work", d, idle(device, IdleCause::held_back),
+                     label + " ran nothing of this job's for " + duration_text(idle(device, IdleCause::held_back)) +
+                         " while it held " + std::to_string(device.holds) +
+                         " tasks back for another job's critical work",
+                     "a background job yields by design (docs/sharing.md): run it as class normal "
+                     "(ExecutorOptions::priority_class) to contend on equal terms, or where no critical job runs"});
+    lines.push_back({"shared-device", d, idle(device, IdleCause::other_jobs),
+                     label + " waited " + duration_text(idle(device, IdleCause::other_jobs)) +
+                         " behind other jobs' kernels: they had commands in flight when its own were handed in",
+                     "declare this job critical and the others background (ExecutorOptions::priority_class or "
+                     "ALLOY_PRIORITY_CLASS): their long kernels then run in slices it can start between "
+                     "(docs/sharing.md)"});
     lines.push_back({"cross-device-waits", d, idle(device, IdleCause::other_device),
                      label + " waited " + duration_text(idle(device, IdleCause::other_device)) +
                          " for commands of another device its kernels depend on",

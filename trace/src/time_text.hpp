@@ -1,4 +1,4 @@
-// Durations and shares as the report prints them (internal to the runtime).
+// Durations, shares and sizes as the report prints them (internal to the runtime).
 #pragma once
 
 #include <cstdint>
@@ -22,6 +22,13 @@ inline std::string duration_text(std::uint64_t ns) {
 inline std::string percent_text(double fraction) {
   char text[16];
   std::snprintf(text, sizeof text, "%.1f%%", fraction * 100.0);
+  return text;
+}
+
+/// "12.0 MiB": device memory, where a MiB is the unit that reads.
+inline std::string mebibytes_text(std::uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
   return text;
 }
 

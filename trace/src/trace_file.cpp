@@ -73,6 +73,11 @@ json arguments(const TraceSlice& slice, const Trace& trace) {
     }
     if (slice.device) args["compute_units"] = trace.devices.at(*slice.device).compute_units;
   }
+  if (slice.others_in_flight != 0) args["others_in_flight"] = slice.others_in_flight;
+  if (slice.kind == TraceKind::held_back) {
+    args["bound_commands"] = slice.bound_commands;
+    args["bound_ns"] = slice.bound_ns;
+  }
   if (!slice.policy.empty()) args["policy"] = slice.policy;
   if (slice.predicted_ns) args["predicted_ns"] = *slice.predicted_ns;
   if (!slice.after.empty()) args["after"] = slice.after;
@@ -148,7 +153,9 @@ std::vector<TraceDevice> read_devices(const json& root, const std::string& sourc
     devices.push_back({field<std::string>(entry, "label", where, source),
                        field<std::uint32_t>(entry, "compute_units", where, source),
                        field<std::uint32_t>(entry, "copy_engines", where, source),
-                       field<std::vector<std::string>>(entry, "lanes", where, source)});
+                       field<std::vector<std::string>>(entry, "lanes", where, source),
+                       optional_field<std::uint64_t>(entry, "memory_share", 0, where, source),
+                       optional_field<std::uint64_t>(entry, "memory_peak", 0, where, source)});
   }
   return devices;
 }
@@ -197,6 +204,12 @@ TraceSlice read_slice(const json& event, const std::vector<TraceDevice>& devices
                          std::to_string(slice.kernel_slices));
     }
   }
+  slice.others_in_flight = optional_field<std::uint32_t>(args, "others_in_flight", 0, where, source);
+  if (slice.kind == TraceKind::held_back) {
+    if (!slice.device) refuse(source, where + " holds a task back from no device");
+    slice.bound_commands = field<std::uint32_t>(args, "bound_commands", where, source);
+    slice.bound_ns = field<std::uint64_t>(args, "bound_ns", where, source);
+  }
   slice.policy = optional_field<std::string>(args, "policy", "", where, source);
   if (args.contains("predicted_ns")) slice.predicted_ns = field<std::uint64_t>(args, "predicted_ns", where, source);
   slice.after = optional_field<std::vector<std::uint64_t>>(args, "after", {}, where, source);
@@ -219,7 +232,8 @@ std::string to_chrome_trace(const Trace& trace) {
       events.push_back(metadata("thread_name", process, l + 1, device.lanes[l]));
     }
     devices.push_back({{"label", device.label}, {"compute_units", device.compute_units},
-                       {"copy_engines", device.copy_engines}, {"lanes", device.lanes}});
+                       {"copy_engines", device.copy_engines}, {"lanes", device.lanes},
+                       {"memory_share", device.memory_share}, {"memory_peak", device.memory_peak}});
   }
   for (const TraceSlice& slice : trace.slices) {
     events.push_back({{"ph", "X"}, {"name", slice.name}, {"cat", to_string(slice.kind)},

@@ -50,6 +50,7 @@ const char* colour(TraceKind kind) {
     case TraceKind::host: return "#54a24b";
     case TraceKind::async: return "#72b7b2";
     case TraceKind::compile: return "#bab0ac";
+    case TraceKind::held_back: return "#d4c5e2";
   }
   return "#888888";
 }
@@ -61,7 +62,9 @@ const char* colour(IdleCause cause) {
     case IdleCause::communication: return "#9ecae9";
     case IdleCause::other_device: return "#c9a6c4";
     case IdleCause::compile: return "#d6d6d6";
+    case IdleCause::held_back: return "#e2d6ec";
     case IdleCause::submission: return "#fde49c";
+    case IdleCause::other_jobs: return "#f7c6e0";
     case IdleCause::launch: return "#f4a6a6";
     case IdleCause::starved: return "#bfbfbf";
     case IdleCause::finished: return "#eeeeee";
@@ -214,7 +217,8 @@ std::string timeline_svg(const Trace& trace, const UtilizationReport& report) {
   // The legend, then the diagnoses.
   double x = 8;
   for (TraceKind kind : {TraceKind::kernel, TraceKind::copy_in, TraceKind::copy_out, TraceKind::copy,
-                         TraceKind::fill, TraceKind::host, TraceKind::async, TraceKind::compile}) {
+                         TraceKind::fill, TraceKind::host, TraceKind::async, TraceKind::compile,
+                         TraceKind::held_back}) {
     canvas.rectangle(x, x + 12, y, 12, colour(kind));
     canvas.text(x + 16, y + 11, std::string(to_string(kind)));
     x += 100;

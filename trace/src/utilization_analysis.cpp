@@ -58,6 +58,7 @@ class Dependencies {
 struct DeviceSlices {
   std::vector<const TraceSlice*> compute;  ///< by start
   std::vector<const TraceSlice*> copies;
+  std::vector<const TraceSlice*> held_back;
 };
 
 /// Splits one idle gap among the causes, each taking what the ones before
@@ -152,7 +153,12 @@ void attribute_gaps(const Indexes& indexes, const Dependencies& dependencies, co
                          awaited(indexes.devices, dependencies, kernel, start, end, device));
       // Compiling holds up every launch behind it, whichever task it is for.
       attribution.assign(IdleCause::compile, time_of(indexes.compiles));
+      // Whichever task was held back: while it was, the device had no work of this job's.
+      attribution.assign(IdleCause::held_back, time_of(mine.held_back));
       attribution.assign(IdleCause::submission, TimeIntervals::of({{start, kernel.run_submitted_ns}}));
+      if (kernel.others_in_flight > 0) {
+        attribution.assign(IdleCause::other_jobs, TimeIntervals::of({{kernel.enqueued_ns, end}}));
+      }
       attribution.assign_rest(IdleCause::launch);
     } else {
       attribution.assign(IdleCause::starved, others_computing);
@@ -194,6 +200,13 @@ DeviceUtilization utilization_of(const Trace& trace, const Indexes& indexes, con
     if (d != device) others.insert(others.end(), slices[d].compute.begin(), slices[d].compute.end());
   }
   attribute_gaps(indexes, dependencies, mine, time_of(others), device, window_start, window_end, utilization);
+  utilization.memory_share = trace.devices[device].memory_share;
+  utilization.memory_peak = trace.devices[device].memory_peak;
+  for (const TraceSlice* held : mine.held_back) {
+    const bool first = utilization.holds++ == 0;
+    utilization.tightest_bound_ns = first ? held->bound_ns : std::min(utilization.tightest_bound_ns, held->bound_ns);
+    utilization.loosest_bound_ns = std::max(utilization.loosest_bound_ns, held->bound_ns);
+  }
   return utilization;
 }
 
@@ -245,6 +258,11 @@ UtilizationReport analyze(const Trace& trace) {
       indexes.compiles.push_back(&slice);
       continue;
     }
+    if (slice.kind == TraceKind::held_back) {
+      // Time no command ran: not what another device's kernels wait for.
+      slices.at(slice.device.value()).held_back.push_back(&slice);
+      continue;
+    }
     (slice.device ? indexes.devices : slice.kind == TraceKind::async ? indexes.async : indexes.host).add(slice);
     if (!slice.device) continue;
     DeviceSlices& device = slices.at(*slice.device);
@@ -284,7 +302,9 @@ std::string_view to_string(IdleCause cause) {
     case IdleCause::communication: return "communication";
     case IdleCause::other_device: return "another device";
     case IdleCause::compile: return "compiling";
+    case IdleCause::held_back: return "yielded to critical work";
     case IdleCause::submission: return "submission";
+    case IdleCause::other_jobs: return "waited behind another job's kernels";
     case IdleCause::launch: return "launch gaps";
     case IdleCause::starved: return "starved";
     case IdleCause::finished: return "finished";

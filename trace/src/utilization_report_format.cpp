@@ -9,6 +9,7 @@ namespace alloy {
 namespace {
 
 using detail::duration_text;
+using detail::mebibytes_text;
 using detail::percent_text;
 
 constexpr std::size_t kernels_listed = 5;
@@ -33,6 +34,24 @@ std::string idle_text(const DeviceUtilization& device) {
   return out.str();
 }
 
+/// What the executor took of the device's memory against its share, and
+/// how often it held work back for other jobs; empty when neither applies.
+std::string sharing_text(const DeviceUtilization& device) {
+  std::ostringstream out;
+  if (device.memory_share != 0) {
+    out << "    memory: at most " << mebibytes_text(device.memory_peak) << " of its "
+        << mebibytes_text(device.memory_share) << " share ("
+        << percent_text(static_cast<double>(device.memory_peak) / static_cast<double>(device.memory_share)) << ")\n";
+  }
+  if (device.holds > 0) {
+    out << "    held work back " << device.holds << (device.holds == 1 ? " time" : " times")
+        << " for other jobs' critical work; in flight at most " << duration_text(device.tightest_bound_ns);
+    if (device.loosest_bound_ns != device.tightest_bound_ns) out << " to " << duration_text(device.loosest_bound_ns);
+    out << " of predicted work\n";
+  }
+  return out.str();
+}
+
 }  // namespace
 
 std::string UtilizationReport::to_text() const {
@@ -46,7 +65,7 @@ std::string UtilizationReport::to_text() const {
     for (std::size_t l = 0; l < device.lanes.size(); ++l) {
       out << (l == 0 ? " " : ", ") << device.lanes[l].lane << ' ' << percent_text(device.lanes[l].busy);
     }
-    out << "\n    " << idle_text(device) << '\n';
+    out << "\n    " << idle_text(device) << '\n' << sharing_text(device);
   }
   if (communication_ns > 0) {
     out << "  communication: " << duration_text(communication_ns) << " with an async operation in flight, "
@@ -92,7 +111,10 @@ std::string UtilizationReport::to_json() const {
     devices_json.push_back({{"label", device.label}, {"compute_ns", device.compute_ns}, {"busy", device.busy},
                             {"copy_ns", device.copy_ns}, {"overlap_ns", device.overlap_ns},
                             {"overlap", device.overlap}, {"lanes", lanes_json}, {"idle_ns", idle},
-                            {"gaps", device.gaps.size()}});
+                            {"gaps", device.gaps.size()}, {"memory_share", device.memory_share},
+                            {"memory_peak", device.memory_peak}, {"holds", device.holds},
+                            {"tightest_bound_ns", device.tightest_bound_ns},
+                            {"loosest_bound_ns", device.loosest_bound_ns}});
   }
   root["communication_ns"] = communication_ns;
   root["communication_overlap_ns"] = communication_overlap_ns;

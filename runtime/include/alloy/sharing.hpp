@@ -43,7 +43,9 @@ struct MemoryShare {
 struct DeviceJob {
   std::int32_t process = 0;  ///< its process id
   PriorityClass priority_class = PriorityClass::normal;
-  std::uint64_t pending_critical = 0;  ///< its critical commands not yet complete
+  /// Its commands handed in and not yet complete, as critical and background
+  /// jobs count them (0 for a normal job).
+  std::uint64_t in_flight = 0;
   std::size_t memory_in_use = 0;       ///< bytes its buffers' replicas take there
   std::size_t memory_share = 0;        ///< bytes; 0: it declared none
 };

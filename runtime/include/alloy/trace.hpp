@@ -22,6 +22,10 @@ enum class TraceKind {
   host,      ///< a host task
   async,     ///< an async task's operation in flight (a message), on a track of its own
   compile,   ///< preparing a kernel before its first launch on a device: compiled, or read from the compile cache
+  /// A background executor's task held back from a device while another
+  /// job's critical work was pending or present there (docs/sharing.md), on
+  /// the device's "held back" lane.
+  held_back,
 };
 std::string_view to_string(TraceKind kind);  ///< "kernel", "copy-in", ...
 std::optional<TraceKind> trace_kind_named(std::string_view name);
@@ -33,6 +37,10 @@ struct TraceDevice {
   std::uint32_t compute_units = 0;
   std::uint32_t copy_engines = 0;
   std::vector<std::string> lanes;
+  /// The executor's memory share on the device (ExecutorOptions::memory_share)
+  /// in bytes, 0: none; and the most its buffers' replicas took there.
+  std::uint64_t memory_share = 0;
+  std::uint64_t memory_peak = 0;
 
   bool operator==(const TraceDevice&) const = default;
 };
@@ -71,6 +79,15 @@ struct TraceSlice {
   /// 0 of 0: it ran whole.
   std::uint32_t kernel_slice = 0;
   std::uint32_t kernel_slices = 0;
+  /// On a task's own command: the commands other jobs on the device had in
+  /// flight when it was handed in, as critical and background jobs count
+  /// them (docs/sharing.md); what it waited behind.
+  std::uint32_t others_in_flight = 0;
+  /// Of a held-back slice: the bound on the executor's background work in
+  /// flight that held the task, in commands and in nanoseconds of predicted
+  /// work.
+  std::uint32_t bound_commands = 0;
+  std::uint64_t bound_ns = 0;
   // Scheduling, on a task's own command.
   std::string policy;  ///< "round_robin", ..., or "pinned" (TaskOptions::device)
   std::optional<std::uint64_t> predicted_ns;

@@ -69,7 +69,9 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
 
   if (!state.device) state.device = place(id, policy);
   const std::size_t d = *state.device;
-  if (!sharing.may_start(d)) {
+  const std::optional<double> estimate = sharing.counts_commands() ? placement.estimate(work, d) : std::nullopt;
+  const auto predicted = std::chrono::nanoseconds(static_cast<std::int64_t>(estimate.value_or(0.0) * 1e9));
+  if (!sharing.may_start(d, predicted)) {
     yield_to_critical_work(id, d);
     return false;
   }
@@ -81,7 +83,10 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
   }
   fitted_after_waiting(d);
   sharing.memory_in_use(d, planner.memory_used(d));
-  if (recorder) describe_plan(traced, *plan, policy);
+  if (recorder) {
+    describe_plan(traced, *plan, policy);
+    traced.decisions().others_in_flight = sharing.others_in_flight(d);
+  }
 
   const Lane kind = DevicePlanner::lane_of(work);
   Queue& queue = lanes[d].queue(kind);
@@ -101,9 +106,7 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
     });
   }
 
-  // A launch in slices holds critical work up by one slice at most, so only
-  // whole commands count towards a background executor's bound.
-  if (sharing.counts_commands() && !plan->slicing.sliced()) count_on_device(d, done);
+  if (sharing.counts_commands()) count_on_device(d, {predicted, plan->slicing.sliced()}, done);
   released_on_device(id, d, queue, policy, done);
   if (state.run->timed) state.run->timed_commands.push_back({id, d, kind, plan->command});
   if (times_kernel || !plan->transfers.empty()) {
@@ -186,17 +189,35 @@ void ExecutorState::retry_parked(std::vector<std::uint64_t>& parked) {
 }
 
 void ExecutorState::yield_to_critical_work(std::uint64_t id, std::size_t device) {
-  yielded[device].push_back(id);
+  const TraceClock::Ticks now = recorder ? recorder->now() : TraceClock::Ticks{};
+  yielded[device].push_back({id, now, sharing.bound(device).value_or(BackgroundBound{})});
+  held_back_since_last_end[device] = 1;
   ++handed_off;
 }
 
-void ExecutorState::count_on_device(std::size_t device, const std::shared_ptr<Event>& done) {
-  sharing.started(device);
-  completions.watch({done}, [this, device](std::exception_ptr) {
+void ExecutorState::count_on_device(std::size_t device, DeviceSharing::InFlight work,
+                                    const std::shared_ptr<Event>& done) {
+  sharing.started(device, work);
+  completions.watch({done}, [this, device, work](std::exception_ptr) {
     std::lock_guard lock(mutex);
-    sharing.completed(device);
-    if (!yielded[device].empty()) retry_parked(yielded[device]);
+    sharing.completed(device, work, std::exchange(held_back_since_last_end[device], 0) != 0);
+    if (!yielded[device].empty()) retry_held_back(device);
   });
+}
+
+void ExecutorState::retry_held_back(std::size_t device) {
+  std::vector<std::uint64_t> ids;
+  ids.reserve(yielded[device].size());
+  const TraceClock::Ticks now = recorder ? recorder->now() : TraceClock::Ticks{};
+  for (const HeldBack& held : std::exchange(yielded[device], {})) {
+    ids.push_back(held.id);
+    if (recorder) {
+      recorder->held_back(device, attribution(held.id), held.since, now,
+                          static_cast<std::uint32_t>(held.bound.commands),
+                          static_cast<std::uint64_t>(held.bound.predicted.count()));
+    }
+  }
+  retry_parked(ids);
 }
 
 }  // namespace alloy::detail

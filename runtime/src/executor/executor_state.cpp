@@ -115,7 +115,7 @@ std::vector<DeviceJob> ExecutorState::jobs_on(std::size_t device) const {
   std::lock_guard lock(mutex);
   std::vector<DeviceJob> jobs;
   for (const JobState& state : sharing.jobs(device)) {
-    jobs.push_back({state.pid, state.priority_class, state.pending_critical, state.memory_in_use, state.memory_share});
+    jobs.push_back({state.pid, state.priority_class, state.in_flight, state.memory_in_use, state.memory_share});
   }
   if (jobs.empty()) {
     // No segment: this job alone, as it knows itself.

@@ -159,9 +159,17 @@ class ExecutorState {
   /// waiting for their inputs, device tasks waiting for device memory.
   std::size_t handed_off = 0;
   std::vector<std::vector<std::uint64_t>> waiting_for_memory;  ///< per device
-  /// Per device: a background executor's tasks held back while critical
-  /// work may come (DeviceSharing::may_start).
-  std::vector<std::vector<std::uint64_t>> yielded;
+  /// A background executor's task held back while critical work may come
+  /// (DeviceSharing::may_start): since when, and by what bound, for the trace.
+  struct HeldBack {
+    std::uint64_t id;
+    TraceClock::Ticks since;
+    BackgroundBound bound;
+  };
+  /// Per device: the tasks held back there, and whether any was since the
+  /// executor's last command there ended.
+  std::vector<std::vector<HeldBack>> yielded;
+  std::vector<char> held_back_since_last_end;  ///< not vector<bool>: std::exchange takes an element
 
   Placement placement;  // records into its model from the completion lane's callbacks
   HostPool host_pool;
@@ -235,9 +243,11 @@ class ExecutorState {
   /// Placed on `device`, task `id` of a background executor starts there
   /// once one of its commands there completes.
   void yield_to_critical_work(std::uint64_t id, std::size_t device);
-  /// Tells the device's other jobs of the command `done` ends, and of its
-  /// end; a yielded task may start then.
-  void count_on_device(std::size_t device, const std::shared_ptr<Event>& done);
+  /// Tells the device's other jobs of the work `done` ends, and of its end;
+  /// the tasks held back there may start then.
+  void count_on_device(std::size_t device, DeviceSharing::InFlight work, const std::shared_ptr<Event>& done);
+  /// Lets the tasks held back on `device` try again, and traces how long each was.
+  void retry_held_back(std::size_t device);
   /// Makes the tasks of `parked` ready again and starts what it can.
   void retry_parked(std::vector<std::uint64_t>& parked);
   /// File reads (file_read_tasks.cpp): straight into the replica on a device

@@ -2,6 +2,7 @@
 // Executor::trace(), and the trace file and report written when it goes.
 #include <atomic>
 #include <cstdlib>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -73,12 +74,20 @@ std::unique_ptr<TraceRecorder> make_recorder(const ExecutorOptions& options, con
   return std::make_unique<TraceRecorder>(devices, std::max(1u, options.compute_lanes));
 }
 
-Trace ExecutorState::trace() { return recorder->trace(); }
+Trace ExecutorState::trace() {
+  Trace trace = recorder->trace();
+  std::lock_guard lock(mutex);
+  for (std::size_t d = 0; d < trace.devices.size(); ++d) {
+    trace.devices[d].memory_share = sharing.memory_share(d);
+    trace.devices[d].memory_peak = sharing.memory_peak(d);
+  }
+  return trace;
+}
 
 void ExecutorState::write_trace_at_exit() {
   if (!recorder || (options.trace_file.empty() && !options.report)) return;
   try {
-    write_trace_output(recorder->trace(), options.trace_file, options.report);
+    write_trace_output(trace(), options.trace_file, options.report);
   } catch (const std::exception& error) {
     log_warning(std::string("executor could not write its trace: ") + error.what());
   }

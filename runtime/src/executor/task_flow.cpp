@@ -79,6 +79,7 @@ ExecutorState::ExecutorState(Runtime& runtime_in, ExecutorOptions options_in)
       sharing(devices, *options.priority_class, planner.shares(), *options.slice_time),
       waiting_for_memory(devices.size()),
       yielded(devices.size()),
+      held_back_since_last_end(devices.size(), 0),
       placement(options, devices.size(), completions),
       host_pool(host_threads(options), host_thread_ceiling(options)) {
   link->executor = this;

@@ -27,7 +27,7 @@ namespace alloy::detail {
 namespace {
 
 constexpr std::uint64_t layout_magic = 0x616c6c6f79736567;  // "alloyseg"
-constexpr std::uint32_t layout_version = 1;
+constexpr std::uint32_t layout_version = 2;
 
 std::string system_reason(int error) { return std::strerror(error); }
 
@@ -90,7 +90,7 @@ struct CoordinationSegment::Layout {
     std::atomic<std::int32_t> pid;  ///< 0: free
     std::uint32_t priority_class;
     std::uint64_t start_time;  ///< of the process, against a reused pid
-    std::atomic<std::uint64_t> pending_critical;
+    std::atomic<std::uint64_t> in_flight;  ///< commands handed in, not complete (critical and background jobs)
     std::atomic<std::uint64_t> memory_in_use;
     std::atomic<std::uint64_t> memory_share;
   };
@@ -99,7 +99,8 @@ struct CoordinationSegment::Layout {
   std::uint32_t version;
   std::uint32_t slot_count;
   pthread_mutex_t mutex;  ///< robust, process-shared: taking and freeing slots
-  std::atomic<std::uint64_t> critical_pending;  ///< the sum of the slots'
+  std::atomic<std::uint64_t> critical_pending;  ///< the sum of critical slots' in_flight
+  std::atomic<std::uint64_t> in_flight;         ///< the sum of all slots'
   std::atomic<std::uint64_t> critical_jobs;     ///< slots of class critical
   Slot slot[slots];
 };
@@ -240,7 +241,7 @@ void CoordinationSegment::join(const std::string& device_key, PriorityClass prio
       if (slot.pid.load() != 0) continue;
       slot.priority_class = static_cast<std::uint32_t>(priority_class);
       slot.start_time = own ? own->start_time : 0;
-      slot.pending_critical = 0;
+      slot.in_flight = 0;
       slot.memory_in_use = 0;
       slot.memory_share = 0;
       slot.pid.store(pid);  // last: the slot is whole once taken
@@ -275,17 +276,25 @@ CoordinationSegment::~CoordinationSegment() {
 
 void CoordinationSegment::free_slot(std::size_t index) const {
   Layout::Slot& slot = layout_->slot[index];
-  layout_->critical_pending.fetch_sub(slot.pending_critical.exchange(0));
-  if (slot.priority_class == static_cast<std::uint32_t>(PriorityClass::critical)) layout_->critical_jobs.fetch_sub(1);
+  const std::uint64_t in_flight = slot.in_flight.exchange(0);
+  layout_->in_flight.fetch_sub(in_flight);
+  if (slot.priority_class == static_cast<std::uint32_t>(PriorityClass::critical)) {
+    layout_->critical_pending.fetch_sub(in_flight);
+    layout_->critical_jobs.fetch_sub(1);
+  }
   slot.memory_in_use = 0;
   slot.memory_share = 0;
   slot.pid.store(0);
 }
 
-void CoordinationSegment::add_pending_critical(std::int64_t delta) {
+void CoordinationSegment::add_in_flight(std::int64_t delta) {
   const auto change = static_cast<std::uint64_t>(delta);  // two's complement: adding it subtracts
-  layout_->slot[slot_].pending_critical.fetch_add(change);
-  layout_->critical_pending.fetch_add(change);
+  Layout::Slot& own = layout_->slot[slot_];
+  own.in_flight.fetch_add(change);
+  layout_->in_flight.fetch_add(change);
+  if (own.priority_class == static_cast<std::uint32_t>(PriorityClass::critical)) {
+    layout_->critical_pending.fetch_add(change);
+  }
 }
 
 void CoordinationSegment::set_memory(std::uint64_t in_use, std::uint64_t share) {
@@ -294,7 +303,13 @@ void CoordinationSegment::set_memory(std::uint64_t in_use, std::uint64_t share) 
 }
 
 std::uint64_t CoordinationSegment::critical_pending_elsewhere() const {
-  return layout_->critical_pending.load() - layout_->slot[slot_].pending_critical.load();
+  const Layout::Slot& own = layout_->slot[slot_];
+  const bool critical = own.priority_class == static_cast<std::uint32_t>(PriorityClass::critical);
+  return layout_->critical_pending.load() - (critical ? own.in_flight.load() : 0);
+}
+
+std::uint64_t CoordinationSegment::in_flight_elsewhere() const {
+  return layout_->in_flight.load() - layout_->slot[slot_].in_flight.load();
 }
 
 std::uint64_t CoordinationSegment::critical_jobs_elsewhere() const {
@@ -319,6 +334,11 @@ std::size_t CoordinationSegment::reclaim_dead_locked() const {
   return freed;
 }
 
+void CoordinationSegment::exit_holding_table_lock() {
+  pthread_mutex_lock(&layout_->mutex);
+  std::_Exit(0);
+}
+
 std::vector<JobState> CoordinationSegment::jobs() const {
   SlotTableLock lock(layout_->mutex, name_);
   reclaim_dead_locked();
@@ -327,7 +347,7 @@ std::vector<JobState> CoordinationSegment::jobs() const {
     JobState job;
     job.pid = slot.pid.load();
     job.priority_class = static_cast<PriorityClass>(slot.priority_class);
-    job.pending_critical = slot.pending_critical.load();
+    job.in_flight = slot.in_flight.load();
     job.memory_in_use = slot.memory_in_use.load();
     job.memory_share = slot.memory_share.load();
     jobs.push_back(job);

@@ -23,7 +23,9 @@ SegmentAccess segment_access_from_environment();
 struct JobState {
   std::int32_t pid = 0;
   PriorityClass priority_class = PriorityClass::normal;
-  std::uint64_t pending_critical = 0;  ///< critical commands handed in and not yet complete
+  /// Commands handed in and not yet complete; counted by critical and
+  /// background jobs only (a normal job's count is 0).
+  std::uint64_t in_flight = 0;
   std::uint64_t memory_in_use = 0;     ///< bytes of device memory
   std::uint64_t memory_share = 0;      ///< bytes; 0: no share declared
 };
@@ -52,12 +54,14 @@ class CoordinationSegment {
   /// The shared-memory name ("/alloy-u1000-3f2a..."), for messages.
   const std::string& name() const { return name_; }
 
-  /// Critical commands handed in (delta > 0) or completed (delta < 0).
-  void add_pending_critical(std::int64_t delta);
+  /// Commands handed in (delta > 0) or completed (delta < 0).
+  void add_in_flight(std::int64_t delta);
   void set_memory(std::uint64_t in_use, std::uint64_t share);
 
   /// Critical commands pending in the other jobs of the device.
   std::uint64_t critical_pending_elsewhere() const;
+  /// Commands in flight in the other jobs of the device that count them.
+  std::uint64_t in_flight_elsewhere() const;
   /// Critical jobs on the device besides this one (counting dead ones until
   /// they are reclaimed).
   std::uint64_t critical_jobs_elsewhere() const;
@@ -65,6 +69,10 @@ class CoordinationSegment {
   std::vector<JobState> jobs() const;
   /// Frees the slots of processes that are gone; how many it freed.
   std::size_t reclaim_dead();
+
+  /// Ends the process while it holds the table lock, as a process killed
+  /// while taking a slot would: for tests of the robust mutex.
+  [[noreturn]] void exit_holding_table_lock();
 
   /// The name a segment for `device_key` has.
   static std::string name_for(const std::string& device_key, SegmentAccess access);

@@ -9,7 +9,7 @@ namespace {
 
 constexpr TraceKind all_kinds[] = {TraceKind::kernel, TraceKind::copy_in, TraceKind::copy_out,
                                    TraceKind::copy,   TraceKind::fill,    TraceKind::host,
-                                   TraceKind::async,  TraceKind::compile};
+                                   TraceKind::async,  TraceKind::compile, TraceKind::held_back};
 
 }  // namespace
 
@@ -23,6 +23,7 @@ std::string_view to_string(TraceKind kind) {
     case TraceKind::host: return "host";
     case TraceKind::async: return "async";
     case TraceKind::compile: return "compile";
+    case TraceKind::held_back: return "held-back";
   }
   return "?";
 }

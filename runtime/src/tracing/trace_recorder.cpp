@@ -319,6 +319,16 @@ void TraceRecorder::async_task(TraceAttribution attribution, TraceClock::Ticks s
   host_tasks_.push_back({attribution, started, ended, track->first, TraceKind::async});
 }
 
+void TraceRecorder::held_back(std::size_t device, TraceAttribution task, TraceClock::Ticks started,
+                              TraceClock::Ticks ended, std::uint32_t bound_commands, std::uint64_t bound_ns) {
+  static constexpr const char* lane = "held back";
+  std::lock_guard lock(mutex_);
+  clock_.anchor_if_due(ended);
+  std::vector<std::string>& lanes = devices_.at(device).lanes;
+  if (std::find(lanes.begin(), lanes.end(), lane) == lanes.end()) lanes.push_back(lane);
+  held_back_.push_back({task, started, ended, static_cast<std::uint32_t>(device), bound_commands, bound_ns});
+}
+
 TraceSlice TraceRecorder::slice_of(const Command& command, std::int64_t offset) const {
   const CommandShape& shape = *command.shape;
   const EventTiming& timing = std::get<EventTiming>(command.state);
@@ -359,6 +369,7 @@ TraceSlice TraceRecorder::slice_of(const Command& command, std::int64_t offset) 
   slice.after = after(task);
   const TraceDecisions& decided = *shape.decided;
   slice.policy = decided.policy;
+  slice.others_in_flight = decided.others_in_flight;
   if (decided.predicted_seconds) slice.predicted_ns = static_cast<std::uint64_t>(*decided.predicted_seconds * 1e9);
   if (shape.range) {
     slice.configuration = decided.configuration;
@@ -400,6 +411,22 @@ TraceSlice TraceRecorder::slice_of(const Compile& compile) const {
   return slice;
 }
 
+TraceSlice TraceRecorder::slice_of(const HeldBack& held) const {
+  TraceSlice slice;
+  slice.kind = TraceKind::held_back;
+  slice.device = held.device;
+  slice.lane = "held back";
+  slice.start_ns = since_start(clock_.steady(held.started));
+  slice.end_ns = std::max(slice.start_ns, since_start(clock_.steady(held.ended)));
+  slice.enqueued_ns = slice.start_ns;
+  slice.run_submitted_ns = runs_[held.task.run].submitted_ns;
+  slice.task = id(held.task);
+  slice.name = label(held.task) + ", held back for critical work";
+  slice.bound_commands = held.bound_commands;
+  slice.bound_ns = held.bound_ns;
+  return slice;
+}
+
 Trace TraceRecorder::trace() {
   std::lock_guard reading(reading_);
   std::vector<Command*> untimed;
@@ -433,7 +460,7 @@ Trace TraceRecorder::trace() {
   const auto unix_now = std::chrono::system_clock::now().time_since_epoch();
   trace.origin_unix_ns = static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(unix_now - since_origin).count());
-  trace.slices.reserve(commands_.size() + host_tasks_.size() + compiles_.size());
+  trace.slices.reserve(commands_.size() + host_tasks_.size() + compiles_.size() + held_back_.size());
   commands_.for_each([&](const Command& command) {
     if (std::holds_alternative<EventTiming>(command.state)) {
       trace.slices.push_back(slice_of(command, offsets[command.shape->device]));
@@ -441,6 +468,7 @@ Trace TraceRecorder::trace() {
   });
   host_tasks_.for_each([&](const HostTask& host) { trace.slices.push_back(slice_of(host)); });
   compiles_.for_each([&](const Compile& compile) { trace.slices.push_back(slice_of(compile)); });
+  held_back_.for_each([&](const HeldBack& held) { trace.slices.push_back(slice_of(held)); });
   std::stable_sort(trace.slices.begin(), trace.slices.end(),
                    [](const TraceSlice& a, const TraceSlice& b) { return a.start_ns < b.start_ns; });
   std::uint64_t id = 1;

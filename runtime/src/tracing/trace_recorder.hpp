@@ -57,6 +57,7 @@ struct TraceDecisions {
   std::optional<double> predicted_seconds;
   std::string_view configuration;       ///< a tunable kernel's defines (the recorder keeps a copy)
   const char* profile_match = nullptr;  ///< ProfileMatch's name; nullptr: "fixed"
+  std::uint32_t others_in_flight = 0;   ///< other jobs' commands on the device as it was handed in
 
   /// Names compared by address: each is a literal, and a miss only keeps a
   /// copy more.
@@ -115,6 +116,12 @@ class TraceRecorder {
   /// tracks of their own ("async 0", "async 1", ...), since slices on one
   /// track may not overlap.
   void async_task(TraceAttribution attribution, TraceClock::Ticks started, TraceClock::Ticks ended);
+  /// A background executor held `task` back from `device` from `started` to
+  /// `ended` (now()) under a bound of `bound_commands` commands and
+  /// `bound_ns` of predicted work in flight (docs/sharing.md); recorded on
+  /// the device's "held back" lane, added to it at the first.
+  void held_back(std::size_t device, TraceAttribution task, TraceClock::Ticks started, TraceClock::Ticks ended,
+                 std::uint32_t bound_commands, std::uint64_t bound_ns);
   /// Marks the next command this thread submits as its scope's task's own
   /// (not one it needed), `slice` of its launch where it runs in slices;
   /// nothing outside a scope.
@@ -185,6 +192,13 @@ class TraceRecorder {
     std::uint32_t lane;  ///< index into host_lanes_
     TraceKind kind;      ///< host or async
   };
+  struct HeldBack {
+    TraceAttribution task;
+    TraceClock::Ticks started, ended;
+    std::uint32_t device;
+    std::uint32_t bound_commands;
+    std::uint64_t bound_ns;
+  };
   struct Compile {
     std::uint64_t started_ns, ended_ns;
     std::uint64_t run_submitted_ns;  ///< its task's run's
@@ -227,6 +241,7 @@ class TraceRecorder {
   TraceSlice slice_of(const Command& command, std::int64_t offset) const;
   TraceSlice slice_of(const HostTask& host) const;
   TraceSlice slice_of(const Compile& compile) const;
+  TraceSlice slice_of(const HeldBack& held) const;
 
   std::chrono::steady_clock::time_point origin_ = std::chrono::steady_clock::now();
   TraceClock clock_;  ///< host tasks' (under mutex_, but for now())
@@ -251,6 +266,7 @@ class TraceRecorder {
   bool reading_now_ = false;   ///< trace() reads times outside mutex_: no harvest meanwhile
   ChunkedLog<HostTask> host_tasks_;
   ChunkedLog<Compile> compiles_;
+  ChunkedLog<HeldBack> held_back_;
   std::map<std::thread::id, std::uint32_t> host_lane_of_;
   std::vector<std::string> host_lanes_;
   /// Per async track: its lane (in host_lanes_) and when its last operation ended.

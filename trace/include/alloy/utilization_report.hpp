@@ -20,12 +20,18 @@ enum class IdleCause {
   communication,  ///< an async operation the next kernel waits for was in flight (a message from a peer)
   other_device,   ///< a command on another device the next kernel waits for ran
   compile,        ///< a kernel was being compiled (or read from the compile cache)
+  /// a background executor held a task back while another job's critical
+  /// work was pending or present on the device (docs/sharing.md)
+  held_back,
   submission,     ///< the program had not submitted the next kernel's run yet
+  /// handed to the device, not started yet, while other jobs had commands
+  /// in flight there: it waited behind another job's kernels
+  other_jobs,
   launch,         ///< submitted, not started yet: the cost of launching it
   starved,        ///< after its last kernel, while another device still computed
   finished,       ///< after its last kernel, with no device computing
 };
-inline constexpr std::size_t idle_cause_count = 9;
+inline constexpr std::size_t idle_cause_count = 11;
 std::string_view to_string(IdleCause cause);  ///< "transfer", "host task", ...
 
 /// One stretch of time the device's compute lanes all idled.
@@ -53,6 +59,14 @@ struct DeviceUtilization {
   double overlap = 0;            ///< overlap_ns over copy_ns; 0 without copies
   std::array<std::uint64_t, idle_cause_count> idle_by_cause{};
   std::vector<IdleGap> gaps;
+  /// The executor's memory share there and the most it took (TraceDevice's).
+  std::uint64_t memory_share = 0;
+  std::uint64_t memory_peak = 0;
+  /// Held-back slices: how many, and the loosest and tightest bounds on
+  /// background work in flight that held them, in ns of predicted work.
+  std::size_t holds = 0;
+  std::uint64_t tightest_bound_ns = 0;
+  std::uint64_t loosest_bound_ns = 0;
 };
 
 /// One kernel entry point on one device, over all its launches.
