@@ -304,6 +304,9 @@ TEST_CASE("Report.time_held_back_for_critical_work_and_behind_other_jobs_kernels
   CHECK(idle(device, IdleCause::held_back) == 30 * us);
   CHECK(idle(device, IdleCause::other_jobs) == 30 * us);
   CHECK(idle(device, IdleCause::launch) == 5 * us);
+  REQUIRE(device.lanes.size() == 4);
+  CHECK(device.lanes[3].lane == "held back");
+  CHECK(device.lanes[3].busy_ns == 33 * us);
   CHECK(device.holds == 2);
   CHECK(device.tightest_bound_ns == 100 * us);
   CHECK(device.loosest_bound_ns == 300 * us);

@@ -187,7 +187,7 @@ DeviceUtilization utilization_of(const Trace& trace, const Indexes& indexes, con
       utilization.copy_ns > 0 ? static_cast<double>(utilization.overlap_ns) / static_cast<double>(utilization.copy_ns) : 0.0;
   for (const std::string& lane : trace.devices[device].lanes) {
     std::vector<const TraceSlice*> on_lane;
-    for (const auto* group : {&mine.compute, &mine.copies}) {
+    for (const auto* group : {&mine.compute, &mine.copies, &mine.held_back}) {
       for (const TraceSlice* slice : *group) {
         if (slice->lane == lane) on_lane.push_back(slice);
       }
