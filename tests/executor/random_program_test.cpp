@@ -36,6 +36,7 @@
 #include <deque>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -555,12 +556,23 @@ Part random_part(std::mt19937& random, const std::vector<Device*>& devices) {
 /// What is wrong with a traced executor's trace, or "": every slice ends
 /// after it starts, device commands sit on their device's lanes after the
 /// host enqueued them, ids are unique, each task has at most one slice of
-/// its own (one per part of a launch run in slices), and the report can be
-/// made from it.
+/// its own (one per part of a launch run in slices), a task held back for
+/// critical work was held before any command of its own was enqueued, and
+/// the report can be made from it.
 std::string check_trace(const Trace& trace) {
   std::set<std::uint64_t> ids;
   std::set<std::pair<std::uint64_t, std::uint32_t>> own;  // task, and which of its launch's slices
+  std::map<std::uint64_t, std::uint64_t> held_until;      // task, the end of its last hold
+  std::map<std::uint64_t, std::uint64_t> first_enqueued;  // task, its first command of its own
   for (const TraceSlice& slice : trace.slices) {
+    if (slice.kind == TraceKind::held_back) {
+      if (!slice.task || !slice.device) return "held-back slice '" + slice.name + "' of no task or device";
+      if (slice.bound_commands == 0) return "held-back slice '" + slice.name + "' under no bound";
+      held_until[*slice.task] = std::max(held_until[*slice.task], slice.end_ns);
+    } else if (slice.task && slice.name.rfind("task ", 0) == 0) {
+      const auto [at, added] = first_enqueued.try_emplace(*slice.task, slice.enqueued_ns);
+      if (!added) at->second = std::min(at->second, slice.enqueued_ns);
+    }
     if (slice.end_ns < slice.start_ns) return "slice '" + slice.name + "' ends before it starts";
     if (!ids.insert(slice.id).second) return "two slices have id " + std::to_string(slice.id);
     if (slice.device) {
@@ -571,8 +583,18 @@ std::string check_trace(const Trace& trace) {
       }
       if (slice.start_ns < slice.enqueued_ns) return "slice '" + slice.name + "' starts before it was enqueued";
     }
-    if (slice.task && slice.name.rfind("task ", 0) == 0 && !own.insert({*slice.task, slice.kernel_slice}).second) {
+    if (slice.task && slice.kind != TraceKind::held_back && slice.name.rfind("task ", 0) == 0 &&
+        !own.insert({*slice.task, slice.kernel_slice}).second) {
       return "task " + std::to_string(*slice.task) + " has two slices of its own";
+    }
+  }
+  // Holds are timed on the host-task clock, interpolated between anchors
+  // of steady_clock (TraceClock): a few microseconds off at most.
+  constexpr std::uint64_t clock_tolerance_ns = 20'000;
+  for (const auto& [task, until] : held_until) {
+    const auto enqueued = first_enqueued.find(task);
+    if (enqueued != first_enqueued.end() && enqueued->second + clock_tolerance_ns < until) {
+      return "task " + std::to_string(task) + " was held back until after its command was enqueued";
     }
   }
   analyze(trace);
