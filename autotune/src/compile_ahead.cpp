@@ -53,7 +53,11 @@ void CompileAhead::run_next() {
     std::lock_guard lock(mutex_);
     Job& job = jobs_.at(key);
     job.program = std::move(program);
-    job.error = error;
+    // Moved, not copied: the worker keeps no reference, so the thread that
+    // drops the job's last one frees the exception. libstdc++ counts
+    // exception_ptr references with atomics ThreadSanitizer does not see, so
+    // a worker's late release looked like a race with the reader's copy.
+    job.error = std::move(error);
     job.done = true;
   }
   done_.notify_all();
