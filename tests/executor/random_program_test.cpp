@@ -588,12 +588,10 @@ std::string check_trace(const Trace& trace) {
       return "task " + std::to_string(*slice.task) + " has two slices of its own";
     }
   }
-  // Holds are timed on the host-task clock, interpolated between anchors
-  // of steady_clock (TraceClock): a few microseconds off at most.
-  constexpr std::uint64_t clock_tolerance_ns = 20'000;
+  // Holds and enqueues are both timed on steady_clock: exactly in order.
   for (const auto& [task, until] : held_until) {
     const auto enqueued = first_enqueued.find(task);
-    if (enqueued != first_enqueued.end() && enqueued->second + clock_tolerance_ns < until) {
+    if (enqueued != first_enqueued.end() && enqueued->second < until) {
       return "task " + std::to_string(task) + " was held back until after its command was enqueued";
     }
   }

@@ -189,7 +189,7 @@ void ExecutorState::retry_parked(std::vector<std::uint64_t>& parked) {
 }
 
 void ExecutorState::yield_to_critical_work(std::uint64_t id, std::size_t device) {
-  const TraceClock::Ticks now = recorder ? recorder->now() : TraceClock::Ticks{};
+  const auto now = recorder ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   yielded[device].push_back({id, now, sharing.bound(device).value_or(BackgroundBound{})});
   held_back_since_last_end[device] = 1;
   ++handed_off;
@@ -208,7 +208,7 @@ void ExecutorState::count_on_device(std::size_t device, DeviceSharing::InFlight 
 void ExecutorState::retry_held_back(std::size_t device) {
   std::vector<std::uint64_t> ids;
   ids.reserve(yielded[device].size());
-  const TraceClock::Ticks now = recorder ? recorder->now() : TraceClock::Ticks{};
+  const auto now = recorder ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   for (const HeldBack& held : std::exchange(yielded[device], {})) {
     ids.push_back(held.id);
     if (recorder) {

@@ -163,7 +163,9 @@ class ExecutorState {
   /// (DeviceSharing::may_start): since when, and by what bound, for the trace.
   struct HeldBack {
     std::uint64_t id;
-    TraceClock::Ticks since;
+    /// On steady_clock, as commands' enqueue times are: a hold ends before
+    /// its task's commands are enqueued on the same clock. Holds are few.
+    std::chrono::steady_clock::time_point since;
     BackgroundBound bound;
   };
   /// Per device: the tasks held back there, and whether any was since the

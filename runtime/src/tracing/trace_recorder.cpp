@@ -319,14 +319,15 @@ void TraceRecorder::async_task(TraceAttribution attribution, TraceClock::Ticks s
   host_tasks_.push_back({attribution, started, ended, track->first, TraceKind::async});
 }
 
-void TraceRecorder::held_back(std::size_t device, TraceAttribution task, TraceClock::Ticks started,
-                              TraceClock::Ticks ended, std::uint32_t bound_commands, std::uint64_t bound_ns) {
+void TraceRecorder::held_back(std::size_t device, TraceAttribution task, std::chrono::steady_clock::time_point started,
+                              std::chrono::steady_clock::time_point ended, std::uint32_t bound_commands,
+                              std::uint64_t bound_ns) {
   static constexpr const char* lane = "held back";
   std::lock_guard lock(mutex_);
-  clock_.anchor_if_due(ended);
   std::vector<std::string>& lanes = devices_.at(device).lanes;
   if (std::find(lanes.begin(), lanes.end(), lane) == lanes.end()) lanes.push_back(lane);
-  held_back_.push_back({task, started, ended, static_cast<std::uint32_t>(device), bound_commands, bound_ns});
+  held_back_.push_back(
+      {task, since_start(started), since_start(ended), static_cast<std::uint32_t>(device), bound_commands, bound_ns});
 }
 
 TraceSlice TraceRecorder::slice_of(const Command& command, std::int64_t offset) const {
@@ -416,8 +417,8 @@ TraceSlice TraceRecorder::slice_of(const HeldBack& held) const {
   slice.kind = TraceKind::held_back;
   slice.device = held.device;
   slice.lane = "held back";
-  slice.start_ns = since_start(clock_.steady(held.started));
-  slice.end_ns = std::max(slice.start_ns, since_start(clock_.steady(held.ended)));
+  slice.start_ns = held.started_ns;
+  slice.end_ns = std::max(held.started_ns, held.ended_ns);
   slice.enqueued_ns = slice.start_ns;
   slice.run_submitted_ns = runs_[held.task.run].submitted_ns;
   slice.task = id(held.task);

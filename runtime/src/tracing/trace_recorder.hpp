@@ -117,11 +117,11 @@ class TraceRecorder {
   /// track may not overlap.
   void async_task(TraceAttribution attribution, TraceClock::Ticks started, TraceClock::Ticks ended);
   /// A background executor held `task` back from `device` from `started` to
-  /// `ended` (now()) under a bound of `bound_commands` commands and
-  /// `bound_ns` of predicted work in flight (docs/sharing.md); recorded on
-  /// the device's "held back" lane, added to it at the first.
-  void held_back(std::size_t device, TraceAttribution task, TraceClock::Ticks started, TraceClock::Ticks ended,
-                 std::uint32_t bound_commands, std::uint64_t bound_ns);
+  /// `ended` under a bound of `bound_commands` commands and `bound_ns` of
+  /// predicted work in flight (docs/sharing.md); recorded on the device's
+  /// "held back" lane, added to it at the first.
+  void held_back(std::size_t device, TraceAttribution task, std::chrono::steady_clock::time_point started,
+                 std::chrono::steady_clock::time_point ended, std::uint32_t bound_commands, std::uint64_t bound_ns);
   /// Marks the next command this thread submits as its scope's task's own
   /// (not one it needed), `slice` of its launch where it runs in slices;
   /// nothing outside a scope.
@@ -194,7 +194,7 @@ class TraceRecorder {
   };
   struct HeldBack {
     TraceAttribution task;
-    TraceClock::Ticks started, ended;
+    std::uint64_t started_ns, ended_ns;
     std::uint32_t device;
     std::uint32_t bound_commands;
     std::uint64_t bound_ns;
