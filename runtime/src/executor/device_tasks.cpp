@@ -69,7 +69,9 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
 
   if (!state.device) state.device = place(id, policy);
   const std::size_t d = *state.device;
-  const std::optional<double> estimate = sharing.counts_commands() ? placement.estimate(work, d) : std::nullopt;
+  // Read once: the bound, the slicing and the trace all ask.
+  const std::optional<double> estimate =
+      sharing.counts_commands() || recorder ? placement.estimate(work, d) : std::nullopt;
   const auto predicted = std::chrono::nanoseconds(static_cast<std::int64_t>(estimate.value_or(0.0) * 1e9));
   if (!sharing.may_start(d, predicted)) {
     yield_to_critical_work(id, d);
@@ -84,7 +86,7 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
   fitted_after_waiting(d);
   sharing.memory_in_use(d, planner.memory_used(d));
   if (recorder) {
-    describe_plan(traced, *plan, policy);
+    describe_plan(traced, *plan, policy, estimate);
     traced.decisions().others_in_flight = sharing.others_in_flight(d);
   }
 
@@ -93,7 +95,7 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
   // A background executor slices its long kernels, so it times whole ones
   // to know which are long; not those of a run timed command by command.
   const bool slices = sharing.slices_kernels() && plan->resolved != nullptr && !state.run->timed;
-  if (slices) plan->slicing = slicing_of(*plan);
+  if (slices) plan->slicing = slicing_of(*plan, estimate);
   const bool times_kernel = !plan->slicing.sliced() && placement.samples_kernel(work, policy, d, slices);
   planner.enqueue(*plan, queue, producers_of(state, queue),
                   Timing{placement.measures(policy), times_kernel || state.run->timed});
@@ -115,16 +117,15 @@ bool ExecutorState::start_device_task(std::uint64_t id) {
   return true;
 }
 
-KernelSlicing ExecutorState::slicing_of(const DevicePlan& plan) const {
+KernelSlicing ExecutorState::slicing_of(const DevicePlan& plan, std::optional<double> predicted) const {
   if (!plan.resolved->kernel->program().sliceable()) return {};
-  return slicing_for(plan.resolved->range(*plan.task->kernel()), placement.estimate(*plan.task, plan.device),
+  return slicing_for(plan.resolved->range(*plan.task->kernel()), predicted,
                      sharing.slice_time(), devices[plan.device]->info().compute_units);
 }
 
-void ExecutorState::describe_plan(TraceRecorder::Scope& traced, const DevicePlan& plan,
-                                  SchedulingPolicy policy) const {
+void ExecutorState::describe_plan(TraceRecorder::Scope& traced, const DevicePlan& plan, SchedulingPolicy policy,
+                                  std::optional<double> predicted) const {
   const Task& work = *plan.task;
-  const std::optional<double> predicted = placement.estimate(work, plan.device);
   TraceDecisions& decided = traced.decisions();
   decided.policy = policy_name(work, policy);
   decided.predicted_seconds = predicted;

@@ -219,9 +219,11 @@ class ExecutorState {
   /// Device tasks (device_tasks.cpp); false when it waits for memory.
   bool start_device_task(std::uint64_t id);
   /// What planning decided, in a traced task's facts.
-  void describe_plan(TraceRecorder::Scope& traced, const DevicePlan& plan, SchedulingPolicy policy) const;
+  /// `predicted`: the model's estimate for the task on its device.
+  void describe_plan(TraceRecorder::Scope& traced, const DevicePlan& plan, SchedulingPolicy policy,
+                     std::optional<double> predicted) const;
   /// How a kernel task's launch runs while the executor slices on its device.
-  KernelSlicing slicing_of(const DevicePlan& plan) const;
+  KernelSlicing slicing_of(const DevicePlan& plan, std::optional<double> predicted) const;
   /// Task `id`'s commands are on `queue`, `done` its last.
   void released_on_device(std::uint64_t id, std::size_t device, Queue& queue, SchedulingPolicy policy,
                           std::shared_ptr<Event> done);
