@@ -317,6 +317,7 @@ std::filesystem::path record_in_profile(const std::filesystem::path& dir, const 
   entry.seconds = *result.best_seconds;
   entry.default_seconds = result.default_seconds.value_or(0.0);
   entry.noise = result.noise.value_or(0.0);
+  entry.samples = result.confirmation_rounds;  // 0 without confirmation rounds: unknown
   entry.provisional = result.provisional;
   for (const auto& [configuration, seconds] : result.runners_up) {
     entry.runners_up.push_back({by_name(configuration), seconds});

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "alloy/log.hpp"
 #include "alloy/profile.hpp"
 #include "support/temporary_folder.hpp"
@@ -68,6 +70,8 @@ ProfileEntry entry(const TunableKernel& kernel, Extent problem, std::int64_t blo
   result.evaluations = 12;
   result.space_size = 12;
   result.tuning_seconds = 3.5;
+  result.provenance = "online";
+  result.samples = 9;
   return result;
 }
 
@@ -106,6 +110,7 @@ TEST_CASE("Autotune.Profile.json_round_trip") {
   REQUIRE_MESSAGE(parsed.profile, parsed.error);
   CHECK(parsed.profile->fingerprint == profile.fingerprint);
   CHECK(parsed.profile->architecture == "w9");
+  CHECK(parsed.profile->driver_version == "1.0");
   REQUIRE(parsed.profile->entries.size() == 2);
   const ProfileEntry& first = parsed.profile->entries[0];
   CHECK(first.configuration.at("BLOCK") == 128);
@@ -122,7 +127,79 @@ TEST_CASE("Autotune.Profile.json_round_trip") {
   CHECK(first.strategy == "annealing");
   CHECK(first.evaluations == 12);
   CHECK(first.tuning_seconds == doctest::Approx(3.5));
+  CHECK(first.provenance == "online");
+  CHECK(first.samples == 9);
   CHECK(parsed.profile->entries[1].problem.to_string() == "256x3");
+}
+
+TEST_CASE("Autotune.Profile.files_from_before_driver_and_provenance_were_recorded_still_read") {
+  const TunableKernel kernel = blocked_kernel();
+  DeviceProfile profile = DeviceProfile::for_device(device("Widget 9000", "w9"));
+  profile.put(entry(kernel, Extent(1024), 64, 2));
+  nlohmann::json document = nlohmann::json::parse(alloy::to_json(profile));
+  document["device"].erase("driver_version");
+  document["entries"][0].erase("provenance");
+  document["entries"][0].erase("samples");
+  alloy::ProfileParse parsed = alloy::parse_profile(document.dump());
+  REQUIRE_MESSAGE(parsed.profile, parsed.error);
+  CHECK(parsed.profile->driver_version.empty());
+  CHECK(parsed.profile->entries[0].provenance == "autotune");
+  CHECK(parsed.profile->entries[0].samples == 0);
+
+  // A provenance the format does not know, or a count that is not one, is refused.
+  document["entries"][0]["provenance"] = "guessed";
+  parsed = alloy::parse_profile(document.dump());
+  CHECK_FALSE(parsed.profile);
+  CHECK(parsed.error.find("provenance") != std::string::npos);
+  document["entries"][0]["provenance"] = "autotune";
+  document["entries"][0]["samples"] = -3;
+  CHECK_FALSE(alloy::parse_profile(document.dump()).profile);
+}
+
+TEST_CASE("Autotune.Profile.a_profile_of_this_device_under_another_driver_is_stale_and_answers_before_its_siblings") {
+  const TunableKernel kernel = blocked_kernel();
+  TemporaryFolder folder("driver");
+  DeviceInfo updated = device("Widget 9000", "w9");
+  updated.driver_version = "2.0";
+  const DeviceInfo before_update = device("Widget 9000", "w9");  // driver 1.0
+  const DeviceInfo sibling = device("Widget 9000 Pro", "w9");
+
+  DeviceProfile old_profile = DeviceProfile::for_device(before_update);
+  old_profile.put(entry(kernel, Extent(4096), 128, 4));
+  alloy::write_profile(ProfileStore::file_for(folder.path, before_update), old_profile);
+  DeviceProfile sibling_profile = DeviceProfile::for_device(sibling);
+  sibling_profile.put(entry(kernel, Extent(4096), 64, 1));
+  alloy::write_profile(ProfileStore::file_for(folder.path, sibling), sibling_profile);
+
+  CHECK(alloy::relation(old_profile, updated) == ProfileMatch::other_driver);
+  CHECK(alloy::relation(old_profile, before_update) == ProfileMatch::device);
+  CHECK(alloy::relation(sibling_profile, updated) == ProfileMatch::architecture);
+
+  CapturedWarnings warnings;
+  ProfileStore store(folder.path);
+  alloy::TunedChoice choice = store.lookup(updated, kernel, Extent(4096));
+  CHECK(choice.match == ProfileMatch::other_driver);
+  CHECK(choice.configuration == alloy::Configuration{128, 4});
+  CHECK(alloy::to_string(choice.match) == "other-driver");
+  store.lookup(updated, kernel, Extent(2048));
+  REQUIRE(warnings.count() == 1);  // once per file and device
+  CHECK(warnings.messages[0].find("driver 1.0") != std::string::npos);
+  CHECK(warnings.messages[0].find("driver 2.0") != std::string::npos);
+  CHECK(warnings.messages[0].find("autotune") != std::string::npos);
+
+  // The device under its old driver still reads its own profile, unwarned.
+  CHECK(store.lookup(before_update, kernel, Extent(4096)).match == ProfileMatch::device);
+  CHECK(warnings.count() == 1);
+
+  // Tuning under the new driver writes a profile that answers at the device level.
+  DeviceProfile new_profile = DeviceProfile::for_device(updated);
+  new_profile.put(entry(kernel, Extent(4096), 32, 2));
+  alloy::write_profile(ProfileStore::file_for(folder.path, updated), new_profile);
+  store.reload();
+  choice = store.lookup(updated, kernel, Extent(4096));
+  CHECK(choice.match == ProfileMatch::device);
+  CHECK(choice.configuration == alloy::Configuration{32, 2});
+  CHECK(store.profiles().size() == 3);
 }
 
 TEST_CASE("Autotune.Profile.lookup_falls_back_device_architecture_vendor_defaults") {

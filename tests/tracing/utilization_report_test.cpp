@@ -199,6 +199,19 @@ TEST_CASE("Report.under_filled_and_untuned_kernels_ordered_by_saving") {
   CHECK(report.kernels[0].profile_match == "defaults");
 }
 
+TEST_CASE("Report.kernels_on_a_profile_from_another_driver_are_diagnosed_stale") {
+  SyntheticTrace synthetic(1, 8);
+  synthetic.kernel(1, 0, 0, 500).profile_match = "other-driver";  // a tenth assumed saved: 50
+  synthetic.kernel(2, 0, 500, 1000).profile_match = "device";
+  const UtilizationReport report = analyze(synthetic.trace());
+  REQUIRE(report.diagnoses.size() == 1);
+  CHECK(report.diagnoses[0].cause == "stale-profile");
+  CHECK(report.diagnoses[0].saving_ns == 50 * us);
+  CHECK(report.diagnoses[0].finding.find("'k1'") != std::string::npos);
+  CHECK(report.diagnoses[0].finding.find("another driver") != std::string::npos);
+  CHECK(report.diagnoses[0].remedy.find("alloy-info --profiles") != std::string::npos);
+}
+
 TEST_CASE("Report.declared_work_gives_achieved_rates") {
   SyntheticTrace synthetic(1);
   TraceSlice& gemm = synthetic.kernel(1, 0, 0, 1000);

@@ -16,6 +16,9 @@ constexpr std::size_t most_lines = 5;
 /// What tuning saves is unknown before tuning; the report assumes it halves
 /// a kernel's time, to rank the line among the others (docs/tracing.md).
 constexpr double assumed_tuning_speedup = 2.0;
+/// A driver change moves a tuned kernel's best configuration less than
+/// tuning moves the defaults: the report assumes re-tuning saves a tenth.
+constexpr double assumed_retuning_saving = 0.1;
 
 std::uint64_t idle(const DeviceUtilization& device, IdleCause cause) {
   return device.idle_by_cause[static_cast<std::size_t>(cause)];
@@ -166,6 +169,7 @@ void kernel_diagnoses(const Trace& trace, std::vector<Diagnosis>& lines) {
     std::uint64_t underfilled_saving = 0;
     std::uint64_t fewest_groups = 0;
     std::uint64_t untuned_ns = 0;
+    std::uint64_t stale_ns = 0;  ///< on a profile of this device made under another driver
   };
   std::map<std::pair<std::size_t, std::string>, Seen> kernels;
   for (const TraceSlice& slice : trace.slices) {
@@ -179,6 +183,7 @@ void kernel_diagnoses(const Trace& trace, std::vector<Diagnosis>& lines) {
       if (seen.fewest_groups == 0 || slice.work_groups < seen.fewest_groups) seen.fewest_groups = slice.work_groups;
     }
     if (slice.profile_match == "defaults") seen.untuned_ns += slice.duration_ns();
+    if (slice.profile_match == "other-driver") seen.stale_ns += slice.duration_ns();
   }
   for (const auto& [key, seen] : kernels) {
     const auto& [device, kernel] = key;
@@ -199,6 +204,14 @@ void kernel_diagnoses(const Trace& trace, std::vector<Diagnosis>& lines) {
                            " on its default parameters: no tuning profile matched this device",
                        "run `autotune` once on this machine (docs/autotune.md); the runtime then uses its "
                        "profile by itself"});
+    }
+    if (seen.stale_ns > 0) {
+      lines.push_back({"stale-profile", device,
+                       static_cast<std::uint64_t>(static_cast<double>(seen.stale_ns) * assumed_retuning_saving),
+                       "kernel '" + kernel + "' on " + on.label + " ran " + duration_text(seen.stale_ns) +
+                           " on a profile tuned for this device under another driver",
+                       "rerun `autotune` for this driver (docs/autotune.md); `alloy-info --profiles` lists the "
+                       "stale profiles"});
     }
   }
 }

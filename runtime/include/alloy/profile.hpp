@@ -59,6 +59,12 @@ struct ProfileEntry {
   std::size_t evaluations = 0;
   std::size_t space_size = 0;
   double tuning_seconds = 0;
+  /// Who found it: "autotune" (the offline tuner; also every profile
+  /// written before this was recorded) or "online" (a running program).
+  std::string provenance = "autotune";
+  /// Timed runs behind `seconds` (the tuner's confirmation rounds); 0 when
+  /// unknown.
+  std::size_t samples = 0;
 };
 
 /// The profile of one kind of device (one fingerprint): one file on disk.
@@ -68,6 +74,9 @@ struct DeviceProfile {
   std::string vendor;
   std::string name;
   std::string architecture;
+  /// The driver the entries were tuned under; empty in profiles written
+  /// before it was recorded (the fingerprint holds it too).
+  std::string driver_version;
   std::vector<ProfileEntry> entries;
 
   static DeviceProfile for_device(const DeviceInfo& info);
@@ -94,11 +103,25 @@ void write_profile(const std::filesystem::path& file, const DeviceProfile& profi
 /// Which level of the fallback chain answered a lookup.
 enum class ProfileMatch {
   device,        ///< a profile of this exact kind of device
+  /// A profile of this device (backend, vendor, name and architecture) made
+  /// under another driver or compute-unit count: stale, a starting point
+  /// rather than the answer. Rerunning `autotune` replaces it.
+  other_driver,
   architecture,  ///< another device of the same backend, vendor and architecture
   vendor,        ///< another device of the same vendor
   defaults,      ///< no usable entry: the kernel's own defaults
 };
 std::string_view to_string(ProfileMatch match);
+
+/// How a profile relates to a device: the level of the fallback chain at
+/// which its entries answer lookups for it; `defaults` when they never do.
+ProfileMatch relation(const DeviceProfile& profile, const DeviceInfo& device);
+
+/// One profile file as read.
+struct StoredProfile {
+  DeviceProfile profile;
+  std::filesystem::path file;
+};
 
 /// The configuration to launch a tunable kernel with, and where it came from.
 struct TunedChoice {
@@ -122,8 +145,9 @@ struct TunedChoice {
 /// with a warning; an entry tuned for another version of a kernel's source
 /// (its hash differs) is ignored with a warning; neither is ever an error.
 ///
-/// Lookup order: this exact device → same backend, vendor and architecture →
-/// same vendor → the kernel's defaults. Within a level, the entry with the
+/// Lookup order: this exact device → this device under another driver
+/// (stale: warned once) → same backend, vendor and architecture → same
+/// vendor → the kernel's defaults. Within a level, the entry with the
 /// nearest problem wins (the sum over dimensions of |log(tuned / wanted)|),
 /// among those whose configuration is valid for the wanted problem and the
 /// device's limits. Thread-safe.
@@ -137,6 +161,8 @@ class ProfileStore {
 
   /// Reads the profiles again (after a tuning run wrote new ones).
   void reload();
+  /// Every valid profile at the location, in file-name order.
+  std::vector<StoredProfile> profiles() const;
   const std::filesystem::path& location() const { return location_; }
 
   /// The file the profile of `device` is stored in, inside folder `dir`.
@@ -146,16 +172,12 @@ class ProfileStore {
   static std::filesystem::path default_dir();
 
  private:
-  struct LoadedProfile {
-    DeviceProfile profile;
-    std::filesystem::path file;
-  };
   void load_locked() const;
 
   std::filesystem::path location_;
   mutable std::mutex mutex_;
   mutable bool loaded_ = false;
-  mutable std::vector<LoadedProfile> profiles_;
+  mutable std::vector<StoredProfile> profiles_;
   mutable std::set<std::string> warned_;  // stale or faulty entries already reported
 };
 

@@ -68,8 +68,8 @@ struct TraceSlice {
   // Kernels only.
   std::string kernel;         ///< the entry point
   std::string configuration;  ///< a tunable kernel's, "TS=16 WPT=4"; empty for a fixed one
-  /// ProfileMatch's name ("device", "architecture", "vendor", "defaults"), or "fixed" for a
-  /// kernel that is not tunable.
+  /// ProfileMatch's name ("device", "other-driver", "architecture", "vendor",
+  /// "defaults"), or "fixed" for a kernel that is not tunable.
   std::string profile_match;
   std::string global_size;  ///< "1024x1024"
   std::string local_size;   ///< empty: the backend chose

@@ -32,7 +32,8 @@ struct ResolvedKernel {
     /// device or its architecture: a time from another kind of device says
     /// little about this one.
     std::optional<double> seconds_here() const {
-      const bool same_kind = choice.match == ProfileMatch::device || choice.match == ProfileMatch::architecture;
+      const bool same_kind = choice.match == ProfileMatch::device || choice.match == ProfileMatch::other_driver ||
+                             choice.match == ProfileMatch::architecture;
       return same_kind ? choice.seconds : std::nullopt;
     }
   };

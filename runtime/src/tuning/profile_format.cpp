@@ -158,13 +158,21 @@ ProfileEntry parse_entry(const json& value, std::size_t index) {
   entry.evaluations = count_field(budget, "evaluations", where + " budget");
   entry.space_size = count_field(budget, "space_size", where + " budget");
   entry.tuning_seconds = seconds_field(budget, "seconds", where + " budget");
+  // Optional: profiles written before provenance was recorded came from autotune.
+  if (value.contains("provenance")) {
+    entry.provenance = string_field(value, "provenance", where);
+    if (entry.provenance != "autotune" && entry.provenance != "online") {
+      throw Malformed{where + ": \"provenance\" is neither \"autotune\" nor \"online\""};
+    }
+  }
+  if (value.contains("samples")) entry.samples = count_field(value, "samples", where);
   return entry;
 }
 
 }  // namespace
 
 DeviceProfile DeviceProfile::for_device(const DeviceInfo& info) {
-  return {info.fingerprint(), info.backend, info.vendor, info.name, info.architecture, {}};
+  return {info.fingerprint(), info.backend, info.vendor, info.name, info.architecture, info.driver_version, {}};
 }
 
 void DeviceProfile::put(ProfileEntry entry) {
@@ -199,6 +207,8 @@ std::string to_json(const DeviceProfile& profile) {
                        {"conversion_seconds", entry.conversion_seconds},
                        {"layouts_persist", entry.layouts_persist},
                        {"staged_on_host", entry.staged_on_host},
+                       {"provenance", entry.provenance},
+                       {"samples", entry.samples},
                        {"budget",
                         {{"strategy", entry.strategy},
                          {"evaluations", entry.evaluations},
@@ -212,7 +222,8 @@ std::string to_json(const DeviceProfile& profile) {
                            {"backend", profile.backend},
                            {"vendor", profile.vendor},
                            {"name", profile.name},
-                           {"architecture", profile.architecture}}},
+                           {"architecture", profile.architecture},
+                           {"driver_version", profile.driver_version}}},
                          {"entries", entries}};
   // Device names from drivers are not always valid UTF-8: replace, never throw.
   return document.dump(2, ' ', false, json::error_handler_t::replace) + '\n';
@@ -242,6 +253,8 @@ ProfileParse parse_profile(std::string_view text) {
     profile.vendor = string_field(device, "vendor", "device");
     profile.name = string_field(device, "name", "device");
     profile.architecture = string_field(device, "architecture", "device");
+    // Optional: profiles written before it was recorded lack it.
+    if (device.contains("driver_version")) profile.driver_version = string_field(device, "driver_version", "device");
     const json& entries = field(document, "entries", "the profile");
     if (!entries.is_array()) throw Malformed{"\"entries\" is not an array"};
     for (std::size_t i = 0; i < entries.size(); ++i) profile.entries.push_back(parse_entry(entries[i], i));
@@ -287,6 +300,7 @@ void write_profile(const std::filesystem::path& file, const DeviceProfile& profi
 std::string_view to_string(ProfileMatch match) {
   switch (match) {
     case ProfileMatch::device: return "device";
+    case ProfileMatch::other_driver: return "other-driver";
     case ProfileMatch::architecture: return "architecture";
     case ProfileMatch::vendor: return "vendor";
     case ProfileMatch::defaults: return "defaults";

@@ -48,18 +48,13 @@ double log_distance(const Extent& tuned, const Extent& wanted) {
   return distance;
 }
 
-bool matches(ProfileMatch level, const DeviceProfile& profile, const DeviceInfo& device) {
-  switch (level) {
-    case ProfileMatch::device: return profile.fingerprint == device.fingerprint();
-    case ProfileMatch::architecture:
-      return profile.fingerprint != device.fingerprint() && profile.backend == device.backend &&
-             profile.vendor == device.vendor && profile.architecture == device.architecture;
-    case ProfileMatch::vendor:
-      return profile.vendor == device.vendor &&
-             !(profile.backend == device.backend && profile.architecture == device.architecture);
-    case ProfileMatch::defaults: return false;
+// Why a profile of this device is stale, for the warning when it answers.
+std::string staleness(const DeviceProfile& profile, const DeviceInfo& device) {
+  if (!profile.driver_version.empty() && profile.driver_version != device.driver_version) {
+    return "was tuned under driver " + profile.driver_version + "; this " + device.name + " runs driver " +
+           device.driver_version;
   }
-  return false;
+  return "was tuned for " + profile.fingerprint + "; this device is " + device.fingerprint();
 }
 
 // The entry's configuration in the kernel's parameter order; nothing when it
@@ -103,6 +98,12 @@ void ProfileStore::reload() {
   profiles_.clear();
 }
 
+std::vector<StoredProfile> ProfileStore::profiles() const {
+  std::lock_guard lock(mutex_);
+  load_locked();
+  return profiles_;
+}
+
 void ProfileStore::load_locked() const {
   if (loaded_) return;
   loaded_ = true;
@@ -137,11 +138,13 @@ TunedChoice ProfileStore::lookup(const DeviceInfo& device, const TunableKernel& 
   load_locked();
   const std::string hash = kernel.source_hash();
   const DeviceLimits limits = DeviceLimits::of(device);
-  for (ProfileMatch level : {ProfileMatch::device, ProfileMatch::architecture, ProfileMatch::vendor}) {
+  for (ProfileMatch level :
+       {ProfileMatch::device, ProfileMatch::other_driver, ProfileMatch::architecture, ProfileMatch::vendor}) {
     std::optional<TunedChoice> best;
+    const StoredProfile* answered = nullptr;
     double best_distance = 0;
-    for (const LoadedProfile& loaded : profiles_) {
-      if (!matches(level, loaded.profile, device)) continue;
+    for (const StoredProfile& loaded : profiles_) {
+      if (relation(loaded.profile, device) != level) continue;
       for (const ProfileEntry& entry : loaded.profile.entries) {
         if (entry.kernel != kernel.name || entry.problem.dimensions != problem.dimensions) continue;
         if (entry.source_hash != hash) {
@@ -171,12 +174,28 @@ TunedChoice ProfileStore::lookup(const DeviceInfo& device, const TunableKernel& 
           best = TunedChoice{std::move(*configuration), level,       entry.problem,   loaded.file,
                              entry.seconds * scale,       entry.staged_on_host, entry.provisional};
           best_distance = distance;
+          answered = &loaded;
         }
       }
+    }
+    if (best && level == ProfileMatch::other_driver &&
+        warned_.insert(answered->file.string() + '\n' + device.fingerprint()).second) {
+      log_warning("profile " + answered->file.string() + " " + staleness(answered->profile, device) +
+                  ": its entries are a starting point, not this driver's answer; rerun `autotune` for it");
     }
     if (best) return *best;
   }
   return {kernel.default_configuration(), ProfileMatch::defaults, std::nullopt, {}, std::nullopt, {}, false};
+}
+
+ProfileMatch relation(const DeviceProfile& profile, const DeviceInfo& device) {
+  if (profile.fingerprint == device.fingerprint()) return ProfileMatch::device;
+  if (profile.backend == device.backend && profile.vendor == device.vendor &&
+      profile.architecture == device.architecture) {
+    return profile.name == device.name ? ProfileMatch::other_driver : ProfileMatch::architecture;
+  }
+  if (profile.vendor == device.vendor) return ProfileMatch::vendor;
+  return ProfileMatch::defaults;
 }
 
 std::filesystem::path ProfileStore::file_for(const std::filesystem::path& dir,
