@@ -92,9 +92,9 @@ TEST_CASE("Unit.OnlineSearch.climbs_from_the_defaults_to_the_best_within_its_bud
     CHECK(search.best() == Configuration{16, 4});
     CHECK(*search.best_seconds() == doctest::Approx(100e-6).epsilon(0.05));
     // Within the budget at the end, and never over it by more than one
-    // verification run (at most twice the defaults' 1.35 ms).
+    // launch of a candidate, each faster than the defaults (660 us).
     CHECK(search.extra_seconds() <= 0.05 * search.kernel_seconds());
-    CHECK(run.largest_overshoot <= 2 * 1.35e-3);
+    CHECK(run.largest_overshoot <= 1.1 * bowl({1, 1}));
     CHECK(search.tried() < 35);  // of the 35 configurations
   }
 }
