@@ -97,6 +97,14 @@ void write_text(const std::filesystem::path& file, const std::string& text) {
   std::ofstream(file, std::ios::binary) << text;
 }
 
+// Writes `info`'s profile, holding `one`, into `folder`; returns it.
+DeviceProfile write_profile_of(const std::filesystem::path& folder, const DeviceInfo& info, ProfileEntry one) {
+  DeviceProfile profile = DeviceProfile::for_device(info);
+  profile.put(std::move(one));
+  alloy::write_profile(ProfileStore::file_for(folder, info), profile);
+  return profile;
+}
+
 }  // namespace
 
 TEST_CASE("Autotune.Profile.json_round_trip") {
@@ -164,16 +172,19 @@ TEST_CASE("Autotune.Profile.a_profile_of_this_device_under_another_driver_is_sta
   const DeviceInfo before_update = device("Widget 9000", "w9");  // driver 1.0
   const DeviceInfo sibling = device("Widget 9000 Pro", "w9");
 
-  DeviceProfile old_profile = DeviceProfile::for_device(before_update);
-  old_profile.put(entry(kernel, Extent(4096), 128, 4));
-  alloy::write_profile(ProfileStore::file_for(folder.path, before_update), old_profile);
-  DeviceProfile sibling_profile = DeviceProfile::for_device(sibling);
-  sibling_profile.put(entry(kernel, Extent(4096), 64, 1));
-  alloy::write_profile(ProfileStore::file_for(folder.path, sibling), sibling_profile);
+  const DeviceProfile old_profile = write_profile_of(folder.path, before_update, entry(kernel, Extent(4096), 128, 4));
+  const DeviceProfile sibling_profile = write_profile_of(folder.path, sibling, entry(kernel, Extent(4096), 64, 1));
 
   CHECK(alloy::relation(old_profile, updated) == ProfileMatch::other_driver);
   CHECK(alloy::relation(old_profile, before_update) == ProfileMatch::device);
   CHECK(alloy::relation(sibling_profile, updated) == ProfileMatch::architecture);
+  CHECK(alloy::stale_reason(old_profile, updated) == "tuned under driver 1.0; this device runs driver 2.0");
+  // The same driver with other compute units is another fingerprint: stale too.
+  DeviceInfo fewer_units = before_update;
+  fewer_units.compute_units = 4;
+  CHECK(alloy::relation(old_profile, fewer_units) == ProfileMatch::other_driver);
+  CHECK(alloy::stale_reason(old_profile, fewer_units).find("this device is " + fewer_units.fingerprint()) !=
+        std::string::npos);
 
   CapturedWarnings warnings;
   ProfileStore store(folder.path);
@@ -192,9 +203,7 @@ TEST_CASE("Autotune.Profile.a_profile_of_this_device_under_another_driver_is_sta
   CHECK(warnings.count() == 1);
 
   // Tuning under the new driver writes a profile that answers at the device level.
-  DeviceProfile new_profile = DeviceProfile::for_device(updated);
-  new_profile.put(entry(kernel, Extent(4096), 32, 2));
-  alloy::write_profile(ProfileStore::file_for(folder.path, updated), new_profile);
+  write_profile_of(folder.path, updated, entry(kernel, Extent(4096), 32, 2));
   store.reload();
   choice = store.lookup(updated, kernel, Extent(4096));
   CHECK(choice.match == ProfileMatch::device);
@@ -210,9 +219,7 @@ TEST_CASE("Autotune.Profile.lookup_falls_back_device_architecture_vendor_default
   const DeviceInfo cousin = device("Widget 7000", "w7");       // same vendor only
   const DeviceInfo stranger = device("Gadget", "g1", "Other Corp");
 
-  DeviceProfile exact_profile = DeviceProfile::for_device(exact);
-  exact_profile.put(entry(kernel, Extent(4096), 128, 4));
-  alloy::write_profile(ProfileStore::file_for(folder.path, exact), exact_profile);
+  write_profile_of(folder.path, exact, entry(kernel, Extent(4096), 128, 4));
 
   ProfileStore store(folder.path);
   alloy::TunedChoice choice = store.lookup(exact, kernel, Extent(4096));
@@ -234,9 +241,7 @@ TEST_CASE("Autotune.Profile.lookup_falls_back_device_architecture_vendor_default
   CHECK_FALSE(choice.tuned_problem);
 
   // A closer level wins once it exists: the sibling gets its own profile.
-  DeviceProfile sibling_profile = DeviceProfile::for_device(sibling);
-  sibling_profile.put(entry(kernel, Extent(4096), 64, 1));
-  alloy::write_profile(ProfileStore::file_for(folder.path, sibling), sibling_profile);
+  write_profile_of(folder.path, sibling, entry(kernel, Extent(4096), 64, 1));
   store.reload();
   choice = store.lookup(sibling, kernel, Extent(4096));
   CHECK(choice.match == ProfileMatch::device);
@@ -288,9 +293,7 @@ TEST_CASE("Autotune.Profile.stale_entry_ignored_with_one_warning") {
   TunableKernel kernel = blocked_kernel();
   TemporaryFolder folder("stale");
   const DeviceInfo info = device("Widget 9000", "w9");
-  DeviceProfile profile = DeviceProfile::for_device(info);
-  profile.put(entry(kernel, Extent(4096), 128, 4));
-  alloy::write_profile(ProfileStore::file_for(folder.path, info), profile);
+  write_profile_of(folder.path, info, entry(kernel, Extent(4096), 128, 4));
 
   kernel.source.source += "\n// edited since tuning\n";
   CapturedWarnings warnings;

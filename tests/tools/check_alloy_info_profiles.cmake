@@ -63,7 +63,7 @@ if(NOT result EQUAL 0)
   message(FATAL_ERROR "alloy-info --profiles exited with ${result}")
 endif()
 foreach(expected "device  current.json" "other-driver  older.json"
-                 "stale: tuned under driver 0.0-older, this device runs driver ${driver_version}"
+                 "stale: tuned under driver 0.0-older; this device runs driver ${driver_version}"
                  "rerun `autotune` for this driver" "test.scale  4096  BLOCK=64  1.25 ms, 7 samples, autotune"
                  "BLOCK=16")
   string(FIND "${text}" "${expected}" at)

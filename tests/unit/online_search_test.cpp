@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -47,6 +48,8 @@ struct Run {
   std::size_t candidate_launches = 0;
   std::map<Configuration, std::size_t> picked;  // verification or real candidate launches
   double largest_overshoot = 0;                 // of extra time over the budget, at any step
+  std::optional<std::size_t> converged_at;      // the launch after which it had converged
+  double extra_share_at_convergence = 0;        // extra ÷ kernel device time then
 };
 
 // Drives `search` as an executor would, for `launches` launches with
@@ -77,6 +80,10 @@ Run drive(OnlineSearch& search, const std::function<double(const Configuration&)
     }
     run.largest_overshoot =
         std::max(run.largest_overshoot, search.extra_seconds() - options.budget * search.kernel_seconds());
+    if (!run.converged_at && search.converged()) {
+      run.converged_at = run.launches + 1;
+      run.extra_share_at_convergence = search.extra_seconds() / search.kernel_seconds();
+    }
   }
   return run;
 }
@@ -88,7 +95,11 @@ TEST_CASE("Unit.OnlineSearch.climbs_from_the_defaults_to_the_best_within_its_bud
     CAPTURE(seed);
     OnlineSearch search(two_parameter_kernel(), Extent(1 << 16), limits(), {1, 1});
     const Run run = drive(search, bowl, 20000, 0.02, seed);
-    CHECK(search.converged());
+    REQUIRE(run.converged_at);
+    MESSAGE("seed " << seed << ": converged after " << *run.converged_at << " launches, "
+                    << run.verifications << " verification runs, " << search.tried() - 1
+                    << " candidates; extra device time then " << 100 * run.extra_share_at_convergence
+                    << "% of the kernel's");
     CHECK(search.best() == Configuration{16, 4});
     CHECK(*search.best_seconds() == doctest::Approx(100e-6).epsilon(0.05));
     // Within the budget at the end, and never over it by more than one

@@ -29,9 +29,7 @@ std::vector<Answering> answering(const Device& device, const std::vector<StoredP
 /// What to do about a profile answering at `level`; empty when nothing.
 std::string advice(ProfileMatch level, const DeviceProfile& profile, const DeviceInfo& device) {
   if (level != ProfileMatch::other_driver) return {};
-  const std::string driver = profile.driver_version.empty() ? "another driver" : "driver " + profile.driver_version;
-  return "stale: tuned under " + driver + ", this device runs driver " + device.driver_version +
-         "; rerun `autotune` for this driver";
+  return "stale: " + stale_reason(profile, device) + "; rerun `autotune` for this driver";
 }
 
 std::string seconds_text(double seconds) {

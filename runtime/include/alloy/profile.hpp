@@ -117,6 +117,10 @@ std::string_view to_string(ProfileMatch match);
 /// which its entries answer lookups for it; `defaults` when they never do.
 ProfileMatch relation(const DeviceProfile& profile, const DeviceInfo& device);
 
+/// For a profile whose relation() to `device` is other_driver, in words:
+/// "tuned under driver 1.0; this device runs driver 2.0".
+std::string stale_reason(const DeviceProfile& profile, const DeviceInfo& device);
+
 /// One profile file as read.
 struct StoredProfile {
   DeviceProfile profile;

@@ -48,15 +48,6 @@ double log_distance(const Extent& tuned, const Extent& wanted) {
   return distance;
 }
 
-// Why a profile of this device is stale, for the warning when it answers.
-std::string staleness(const DeviceProfile& profile, const DeviceInfo& device) {
-  if (!profile.driver_version.empty() && profile.driver_version != device.driver_version) {
-    return "was tuned under driver " + profile.driver_version + "; this " + device.name + " runs driver " +
-           device.driver_version;
-  }
-  return "was tuned for " + profile.fingerprint + "; this device is " + device.fingerprint();
-}
-
 // The entry's configuration in the kernel's parameter order; nothing when it
 // names other parameters than the kernel has.
 std::optional<Configuration> configuration_of(const ProfileEntry& entry, const TunableKernel& kernel) {
@@ -180,7 +171,7 @@ TunedChoice ProfileStore::lookup(const DeviceInfo& device, const TunableKernel& 
     }
     if (best && level == ProfileMatch::other_driver &&
         warned_.insert(answered->file.string() + '\n' + device.fingerprint()).second) {
-      log_warning("profile " + answered->file.string() + " " + staleness(answered->profile, device) +
+      log_warning("profile " + answered->file.string() + " was " + stale_reason(answered->profile, device) +
                   ": its entries are a starting point, not this driver's answer; rerun `autotune` for it");
     }
     if (best) return *best;
@@ -196,6 +187,14 @@ ProfileMatch relation(const DeviceProfile& profile, const DeviceInfo& device) {
   }
   if (profile.vendor == device.vendor) return ProfileMatch::vendor;
   return ProfileMatch::defaults;
+}
+
+std::string stale_reason(const DeviceProfile& profile, const DeviceInfo& device) {
+  if (!profile.driver_version.empty() && profile.driver_version != device.driver_version) {
+    return "tuned under driver " + profile.driver_version + "; this device runs driver " + device.driver_version;
+  }
+  // Same driver (or one not recorded): the compute units differ.
+  return "tuned for " + profile.fingerprint + "; this device is " + device.fingerprint();
 }
 
 std::filesystem::path ProfileStore::file_for(const std::filesystem::path& dir,
