@@ -117,6 +117,10 @@ TEST_CASE("Unit.OnlineSearch.starts_from_the_given_configuration_and_stays_there
   CHECK(search.best() == Configuration{16, 4});
   CHECK(search.tried() == 5);  // the start and its four neighbours
   CHECK(run.verifications == 4);
+  // The best's recent times were drawn with 0.5% noise.
+  CHECK(search.best_samples() == OnlineSearchOptions{}.best_window);
+  CHECK(search.best_noise() > 0.001);
+  CHECK(search.best_noise() < 0.01);
 }
 
 TEST_CASE("Unit.OnlineSearch.a_slow_candidate_costs_one_launch_and_the_budget_holds") {
