@@ -3,18 +3,14 @@
 #include "online_search.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 #include "alloy/error.hpp"
+#include "alloy/statistics.hpp"
 
 namespace alloy::detail {
 namespace {
 
-double median(std::vector<double> samples) {
-  std::sort(samples.begin(), samples.end());
-  const std::size_t middle = samples.size() / 2;
-  return samples.size() % 2 == 1 ? samples[middle] : (samples[middle - 1] + samples[middle]) / 2;
-}
+double median(std::vector<double> samples) { return summarize(std::move(samples)).median; }
 
 }  // namespace
 
@@ -109,17 +105,7 @@ std::optional<double> OnlineSearch::best_seconds() const {
   return median(best_.samples);
 }
 
-double OnlineSearch::best_noise() const {
-  const std::vector<double>& samples = best_.samples;
-  if (samples.size() < 2) return 0;
-  double mean = 0;
-  for (double sample : samples) mean += sample;
-  mean /= static_cast<double>(samples.size());
-  double variance = 0;
-  for (double sample : samples) variance += (sample - mean) * (sample - mean);
-  variance /= static_cast<double>(samples.size() - 1);
-  return mean > 0 ? std::sqrt(variance) / mean : 0;
-}
+double OnlineSearch::best_noise() const { return relative_spread(best_.samples); }
 
 std::vector<Configuration> OnlineSearch::upcoming() const {
   std::vector<Configuration> next;

@@ -86,7 +86,8 @@ class OnlineSearch {
   /// The median of the best's recent times; nothing before its first.
   std::optional<double> best_seconds() const;
   std::size_t best_samples() const { return best_.samples.size(); }
-  /// Relative standard deviation of the best's recent times.
+  /// relative_spread() of the best's recent times: a profile's noise, as the
+  /// tuner measures it.
   double best_noise() const;
   /// The configurations the search will try next, in order: compile them
   /// ahead, off the launch path.

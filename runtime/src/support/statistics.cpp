@@ -1,11 +1,11 @@
 // Median and its confidence interval from order statistics.
-#include "alloy/autotune/statistics.hpp"
+#include "alloy/statistics.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
-namespace alloy::autotune {
+namespace alloy {
 namespace {
 
 // P(X <= k) for X ~ Binomial(n, 1/2).
@@ -47,4 +47,4 @@ double relative_spread(const std::vector<double>& samples) {
   return mean > 0 ? std::sqrt(squares / double(samples.size())) / mean : 0.0;
 }
 
-}  // namespace alloy::autotune
+}  // namespace alloy
